@@ -1,0 +1,1 @@
+"""Ledger models (filled by the ledger issue)."""

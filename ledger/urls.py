@@ -1,0 +1,9 @@
+from django.urls import path
+
+from ledger import views
+
+app_name = "ledger"
+
+urlpatterns = [
+    path("", views.memory, name="memory"),
+]

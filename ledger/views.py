@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+
+@require_GET
+@login_required
+def memory(request):
+    return render(request, "ledger/memory.html")

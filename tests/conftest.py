@@ -1,0 +1,134 @@
+"""Shared fixtures: users, logged-in clients, an API client with a bearer token, and headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.factories import PASSWORD, UserFactory
+
+# Playwright's sync API runs an event loop in the test thread; Django's ORM refuses to run while one exists.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture
+def user(db):
+    """A user with display name and timezone settings (UTC)."""
+    from memory_site import services
+
+    u = UserFactory(username="alice")
+    services.update_settings(user=u, display_name="Alice Example", timezone_name="UTC")
+    return u
+
+
+@pytest.fixture
+def other_user(db):
+    """A second user whose rows must never be visible to ``user``."""
+    return UserFactory(username="bob")
+
+
+@pytest.fixture
+def auth_client(client, user):
+    """Django test client logged in as ``user``."""
+    client.force_login(user)
+    return client
+
+
+class ApiClient:
+    """Calls /api/v1 with a bearer token; bodies are JSON."""
+
+    def __init__(self, client, token: str | None):
+        self.client = client
+        self.token = token
+
+    def _headers(self) -> dict:
+        return {"HTTP_AUTHORIZATION": f"Bearer {self.token}"} if self.token else {}
+
+    def get(self, path: str, params: dict | None = None):
+        return self.client.get("/api/v1" + path, params or {}, **self._headers())
+
+    def post(self, path: str, data=None):
+        return self.client.post("/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers())
+
+    def put(self, path: str, data=None):
+        return self.client.put("/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers())
+
+    def patch(self, path: str, data=None):
+        return self.client.patch("/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers())
+
+    def delete(self, path: str):
+        return self.client.delete("/api/v1" + path, **self._headers())
+
+
+def _api_for(client, owner) -> ApiClient:
+    from memory_site import services
+
+    _, plain = services.create_token(owner=owner, name="test")
+    return ApiClient(client, plain)
+
+
+@pytest.fixture
+def api(client, user) -> ApiClient:
+    """API client authenticated as ``user`` with a fresh bearer token."""
+    return _api_for(client, user)
+
+
+@pytest.fixture
+def other_api(db, other_user) -> ApiClient:
+    """API client authenticated as ``other_user`` (its own Django client)."""
+    from django.test import Client
+
+    return _api_for(Client(), other_user)
+
+
+# --- Browser -----------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium for the session (no browser download)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: run 'make test', which installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class PageProblems(list):
+    """Console errors and failed responses seen by a page; the ``page`` fixture fails the test on any."""
+
+
+@pytest.fixture
+def page(browser, live_server):
+    """A fresh browser page; any console error, page error or 4xx/5xx response fails the test."""
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    problems = PageProblems()
+    pg.on("console", lambda msg: msg.type == "error" and problems.append(f"console: {msg.text}"))
+    pg.on("pageerror", lambda exc: problems.append(f"pageerror: {exc}"))
+    pg.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status} {r.url}"))
+    pg.problems = problems
+    yield pg
+    context.close()
+    assert not problems, "browser problems: " + "; ".join(problems)
+
+
+def browser_login(pg, username: str, password: str = PASSWORD) -> None:
+    pg.goto("/login/")
+    pg.fill("input[name=username]", username)
+    pg.fill("input[name=password]", password)
+    pg.click("button[type=submit]")
+    pg.wait_for_url(lambda url: "/login" not in url)
+
+
+@pytest.fixture
+def logged_in_page(page, user):
+    """``page`` after logging in as ``user`` through the real login form."""
+    browser_login(page, user.username)
+    return page
