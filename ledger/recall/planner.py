@@ -1,0 +1,147 @@
+"""Budget packing for the context block (pure). The orchestration that fills it lives in services.py.
+
+The block an agent receives: identity overrides first (always, tiny), then the items of the one section the
+gate chose, best first, each line carrying what the user permits it to be used for and any disclaimer. The
+whole block never exceeds ``budget_tokens`` by ``count_tokens``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ledger.recall.text import count_tokens
+
+BUDGET_DEFAULT = 800
+BUDGET_MIN = 100
+BUDGET_MAX = 4000
+
+SECTION_TITLES = {
+    "identity": "Identity",
+    "pinned": "Pinned facts",
+    "episodes": "Episodes",
+    "transcript": "Transcript excerpts",
+    "events": "Screen events",
+    "facts": "Facts",
+}
+
+
+@dataclass
+class RecallItem:
+    """One retrievable thing, whatever its layer. ``id`` is the public id (never an int pk)."""
+
+    id: str
+    kind: str  # fact, pinned, episode, utterance, event, identity
+    text: str
+    score: float = 0.0
+    permitted_uses: list[str] = field(default_factory=list)
+    disclaimers: list[str] = field(default_factory=list)
+    source_ref: str = ""
+    occurred_at: str = ""  # ISO date/time when known, shown in the line
+    strength: float = 0.5  # salience / confidence / strength, 0..1
+    ref_id: int | None = None  # internal pk, for usage feedback only (never serialised)
+
+    def line(self) -> str:
+        parts = []
+        if self.occurred_at:
+            parts.append(f"[{self.occurred_at}]")
+        parts.append(self.text.strip())
+        if self.permitted_uses:
+            parts.append(f"(uses: {', '.join(self.permitted_uses)})")
+        if self.disclaimers:
+            parts.append("— " + "; ".join(self.disclaimers))
+        return "- " + " ".join(parts)
+
+    def as_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "text": self.text,
+            "score": round(float(self.score), 4),
+            "permitted_uses": list(self.permitted_uses),
+            "disclaimers": list(self.disclaimers),
+            "source_ref": self.source_ref,
+        }
+
+
+@dataclass
+class PackedBlock:
+    block: str
+    items: list[RecallItem]
+    tokens: int
+
+
+def clamp_budget(budget: int | None) -> int:
+    if budget is None:
+        return BUDGET_DEFAULT
+    return max(BUDGET_MIN, min(BUDGET_MAX, int(budget)))
+
+
+def _truncate_to(text: str, budget: int) -> str:
+    """The longest prefix of ``text`` (cut at a word) whose token count fits ``budget``; '' if none."""
+    if count_tokens(text) <= budget:
+        return text
+    cut = text.split(" ")
+    lo, hi = 0, len(cut)
+    while lo < hi:  # binary search on the number of words kept
+        mid = (lo + hi + 1) // 2
+        if count_tokens(" ".join(cut[:mid]) + " …") <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return (" ".join(cut[:lo]) + " …") if lo else ""
+
+
+def pack_block(
+    identity: Sequence[RecallItem],
+    section: str,
+    items: Sequence[RecallItem],
+    budget_tokens: int,
+) -> PackedBlock:
+    """Greedy packing: identity first, then ``items`` in the given order, skipping any that would not fit.
+
+    Lines are joined with newlines; the token estimate is additive over lines, and the final count is taken
+    on the finished block, so the returned ``tokens`` is exact and never above the budget.
+    """
+    lines: list[str] = []
+    used = 0
+    chosen: list[RecallItem] = []
+
+    def try_add(line: str) -> bool:
+        nonlocal used
+        cost = count_tokens(line)
+        if used + cost > budget_tokens:
+            return False
+        lines.append(line)
+        used += cost
+        return True
+
+    if identity:
+        header = f"## {SECTION_TITLES['identity']}"
+        if try_add(header):
+            for item in identity:
+                line = item.line()
+                if not try_add(line):
+                    short = _truncate_to(line, budget_tokens - used)
+                    if short and try_add(short):
+                        chosen.append(item)
+                    break
+                chosen.append(item)
+            if not chosen:
+                lines.pop()
+                used = 0
+    if items:
+        header = f"## {SECTION_TITLES.get(section, section.title())}"
+        if used + count_tokens(header) + min(count_tokens(i.line()) for i in items) <= budget_tokens:
+            try_add(header)
+            for item in items:
+                if try_add(item.line()):
+                    chosen.append(item)
+    block = "\n".join(lines)
+    tokens = count_tokens(block)
+    while tokens > budget_tokens and lines:  # defensive: never hand out more than the budget
+        lines.pop()
+        chosen = chosen[: max(0, len(chosen) - 1)]
+        block = "\n".join(lines)
+        tokens = count_tokens(block)
+    return PackedBlock(block=block, items=chosen, tokens=tokens)

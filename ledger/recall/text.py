@@ -1,0 +1,132 @@
+"""Pure text helpers for recall: word splitting, a deterministic token estimate, query terms and BM25.
+
+No database and no Django here, so the bench and the tests can use them directly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+# A token estimate close to BPE tokenizers on English: words, numbers and each punctuation mark.
+TOKEN_PIECE_RE = re.compile(r"[A-Za-z]+|[0-9]+|[^\sA-Za-z0-9]")
+
+# Function words carry no topic: removed from queries and from the BM25 floor's terms.
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before being below between
+    both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
+    further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his
+    how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
+    not of off on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should
+    shouldn't so some such than that that's the their theirs them themselves then there there's these they they'd
+    they'll they're they've this those through to too under until up very was wasn't we we'd we'll we're we've were
+    weren't what what's when when's where where's which while who who's whom why why's with won't would wouldn't you
+    you'd you'll you're you've your yours yourself yourselves also just like get got really would will shall may
+    might must s t d ll ve re m
+    """.split()
+)
+# Question scaffolding: words that shape a question but say nothing about what is asked for.
+QUESTION_WORDS = frozenset(
+    "what when where which who whom whose why how did does do kind sort type tell remember recall "
+    "mention mentioned ever".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words (apostrophe contractions kept together, curly quotes normalised)."""
+    return [w.replace("’", "'") for w in WORD_RE.findall((text or "").lower())]
+
+
+def count_tokens(text: str) -> int:
+    """Approximate LLM token count: deterministic, no tokenizer download.
+
+    Long words cost more (BPE splits them roughly every 4 characters beyond the first 6), numbers cost one
+    token per 3 digits, punctuation one each. Slightly over-counts common English, which is the safe side
+    for a budget.
+    """
+    total = 0
+    for piece in TOKEN_PIECE_RE.findall(text or ""):
+        if piece.isalpha():
+            total += 1 + max(0, (len(piece) - 3) // 4)
+        elif piece.isdigit():
+            total += (len(piece) + 2) // 3
+        else:
+            total += 1
+    return total
+
+
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper (enough to match 'painting'/'painted'/'paints' for the BM25 floor)."""
+    w = word.replace("'", "")
+    if len(w) <= 3:
+        return w
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            w = w[: -len(suf)]
+            if suf in ("ies", "ied"):
+                w += "y"
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]  # running -> runn -> run
+    return w
+
+
+def content_terms(text: str) -> list[str]:
+    """Words of a text that carry topic: no stopwords, no question scaffolding; order kept, duplicates kept."""
+    return [w for w in words(text) if w not in STOPWORDS and w not in QUESTION_WORDS and len(w) > 1]
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct topic words of a query, in order of appearance."""
+    seen: dict[str, None] = {}
+    for w in content_terms(text):
+        seen.setdefault(w.replace("'", ""), None)
+    return list(seen)
+
+
+class BM25:
+    """Okapi BM25 over in-memory documents (the benchmark's floor and a reference for tests)."""
+
+    def __init__(self, documents: Sequence[str], *, k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.docs = [Counter(stem(w) for w in words(d) if w not in STOPWORDS) for d in documents]
+        self.lengths = [sum(c.values()) for c in self.docs]
+        self.avgdl = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
+        df: Counter = Counter()
+        for c in self.docs:
+            df.update(c.keys())
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def scores(self, query: str) -> list[float]:
+        terms = [stem(w) for w in words(query) if w not in STOPWORDS]
+        out = []
+        for c, dl in zip(self.docs, self.lengths, strict=True):
+            s = 0.0
+            norm = self.k1 * (1 - self.b + self.b * dl / (self.avgdl or 1))
+            for t in terms:
+                tf = c.get(t)
+                if tf:
+                    s += self.idf[t] * tf * (self.k1 + 1) / (tf + norm)
+            out.append(s)
+        return out
+
+    def rank(self, query: str, limit: int | None = None) -> list[int]:
+        """Document indexes by descending score; documents scoring 0 are left out."""
+        sc = self.scores(query)
+        order = sorted((i for i, s in enumerate(sc) if s > 0), key=lambda i: (-sc[i], i))
+        return order[:limit] if limit else order
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)

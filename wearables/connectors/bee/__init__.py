@@ -1,0 +1,1 @@
+"""Bee connector (the local ``bee proxy`` by default, or the direct host with a Bearer token)."""

@@ -1,0 +1,1 @@
+"""Limitless Pendant connector (Developer API, ``X-API-Key``)."""

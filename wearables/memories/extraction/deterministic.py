@@ -1,0 +1,500 @@
+"""Deterministic, zero-LLM extractor: speaker-aware patterns over pronouns, predicates, modality and context.
+
+Precision first. A claim becomes a candidate only when a clause is a declarative first-person statement (about
+its speaker), a second-person statement addressed to the wearer (about the wearer), or a "<Name> is/has/…"
+statement, AND its predicate belongs to a lexicon of memorable kinds (health, identity, work, place, ...).
+General linguistic signals then lower confidence so doubtful claims land in review or are dropped:
+hypotheticals and modal hedges, questions, quoted or reported speech (TV shows, "she said"), sarcasm markers and
+laughter in the next turn, plans cancelled later the same day, unresolved speakers, noisy capture, and text
+that reads as an instruction to an AI. Nothing here knows any particular name or sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wearables.memories.extraction.base import (
+    Candidate,
+    ConversationIn,
+    DayInput,
+    Evidence,
+    Extractor,
+    ExtractionResult,
+    UtteranceIn,
+)
+from wearables.memories.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
+
+# --- cleanup ------------------------------------------------------------------------------------------
+_FILLERS = re.compile(r"(?<![\w'])(?:um+|uh+|er+m?|hmm+|mm+|ah+)(?![\w'])[,.]?\s*", re.IGNORECASE)
+_LIKE_FILLER = re.compile(r",\s*like,\s*|\blike,\s+|,\s*like\s+(?=\w)", re.IGNORECASE)
+_STUTTER = re.compile(r"\b(\w+(?:'\w+)?)(?:[,\s]+\1\b)+", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+
+def clean(text: str) -> str:
+    text = _FILLERS.sub("", text or "")
+    text = _LIKE_FILLER.sub(" ", text)
+    # Repeated words are stutters, but digits read one by one ("1 1 0 4") must survive unchanged.
+    text = _STUTTER.sub(lambda m: m.group(0) if m.group(1).isdigit() else m.group(1), text)
+    text = re.sub(r"\s+([,.!?])", r"\1", text)
+    text = re.sub(r"^[,.\s]+", "", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_CLAUSE = re.compile(r"[;:]\s+|,\s+(?=(?:so|and|but|because|which|though)\b)", re.IGNORECASE)
+_QUOTED = re.compile(r"[\"“”][^\"“”]*[\"“”]")
+
+
+def clauses(text: str) -> list[tuple[str, bool]]:
+    """Split into clauses; returns (clause, is_question). Quoted speech is removed (it is somebody else's)."""
+    out = []
+    for sentence in _SENTENCE.split(text):
+        question = sentence.rstrip().endswith("?")
+        sentence = _QUOTED.sub(" ", sentence)
+        for part in _CLAUSE.split(sentence):
+            part = re.sub(r"^(?:so|and|but|because|which|though|oh|okay|ok|yeah|yes|no|well|honestly|anyway)\b[,\s]*", "", part.strip(), flags=re.IGNORECASE)
+            part = part.strip(" ,.!")
+            if part:
+                out.append((part, question))
+    return out
+
+
+# --- lexicons -----------------------------------------------------------------------------------------
+STOP = set(
+    """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
+did will would can could should may might shall this that these those it its he she they them his her their there
+here who which what when where how so if then than very just about into over also like um uh okay oh yeah really
+i me my mine myself you your we our us im ive ill id youre not no get got gonna going go thing things much lot
+s t ll re ve d m""".split()
+)
+
+# (kind, pattern over the predicate part, base confidence, importance). Order matters: first match wins.
+_KIND_RULES: list[tuple[str, re.Pattern, float, str]] = [
+    (
+        "health",
+        re.compile(
+            r"\b(allerg\w*|epipen|sprain\w*|fractur\w*|surgery|pregnan\w*|diagnos\w*|asthma|diabet\w*|migraine\w*|"
+            r"injur\w*|iron (?:was|is) low|anemi\w*|medication|prescri\w*|therap\w*|due date|chemo\w*|"
+            r"(?:knee|hip|ankle|back) (?:replacement|surgery))\b",
+            re.IGNORECASE,
+        ),
+        0.9,
+        "high",
+    ),
+    (
+        "identity",
+        re.compile(
+            r"\b(my name is|born (?:in|on)|birthday|date of birth|\d+ years old|(?:sixty|fifty|forty|thirty|twenty|seventy)"
+            r"(?:-\w+)? (?:years old)|grew up in|i'm from|is from)\b",
+            re.IGNORECASE,
+        ),
+        0.9,
+        "high",
+    ),
+    (
+        "preference",
+        re.compile(
+            r"\b(vegetarian|vegan|pescatarian|gluten|don't eat|do not eat|never eat|started eating|stopped eating|"
+            r"quit (?:coffee|drinking|smoking|sugar|meat)|hate\w*|can't stand|love\w*|favou?rite|prefer\w*|"
+            r"don't drink|sober)\b",
+            re.IGNORECASE,
+        ),
+        0.85,
+        "normal",
+    ),
+    (
+        "relationship",
+        re.compile(
+            r"\b(my (?:only )?(?:sister|brother|mom|mother|dad|father|husband|wife|partner|boyfriend|girlfriend|"
+            r"fianc\w*|son|daughter|kids?|children|cousin|aunt|uncle|grand\w+|best friend|roommate|niece|nephew|"
+            r"twins?)|married|engaged|divorc\w*|dating|my (?:sister|brother)-in-law)\b",
+            re.IGNORECASE,
+        ),
+        0.85,
+        "normal",
+    ),
+    (
+        "work",
+        re.compile(
+            r"\b(work(?:s|ed|ing)? (?:at|as|for|in|on|nights|days)|my job|my (?:manager|boss|team)|(?:designer|engineer|"
+            r"developer|nurse|teacher|doctor|dentist|lawyer|director|manager|lead|founder|contractor|consultant|"
+            r"recruiter|agent|chef|musician|professor|student|intern)\b|hired|promot\w*|retir\w*|parental leave|"
+            r"maternity leave|night shifts?|nights|gig|mba|startup|acting lead|leading design|quit my job|new job)",
+            re.IGNORECASE,
+        ),
+        0.85,
+        "normal",
+    ),
+    (
+        "place",
+        re.compile(
+            r"\b(li(?:ve|ves|ved|ving) in|moved? (?:to|into|out|up to|in)|moving (?:to|into|out)|my (?:lease|apartment|"
+            r"place|house|building|landlord|neighbou?rhood)|the lease|rent is|signing the lease|applied for a place|"
+            r"i'm in (?:[A-Z]\w+))",
+            re.IGNORECASE,
+        ),
+        0.85,
+        "normal",
+    ),
+    (
+        "decision",
+        re.compile(
+            r"\b(decided|decision|let's (?:cut|do|go with|cancel|push|move|drop|keep|just)|we're going with|"
+            r"i want (?:to cut|the \w+ to be)|the plan is|we'll go with)\b",
+            re.IGNORECASE,
+        ),
+        0.8,
+        "normal",
+    ),
+]
+
+_COMMITMENT = re.compile(
+    r"\b(?:i'll|i will|i'm gonna|i am going to|i'm going to|i promise to)\b.*\b(?:to you|for you|you|by (?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|end of (?:day|week)|the \w+|next \w+))",
+    re.IGNORECASE,
+)
+_PLAN = re.compile(
+    r"\b(i'll|i will|we'll|i'm gonna|we're gonna|going to|i'm (?:coming|flying|moving|starting|leaving|seeing|"
+    r"visiting|taking|doing|booking|signing|registered)|plan(?:ning)? to|starting|start(?:s)? (?:in|on)|"
+    r"i fly|we fly|booked|registered|signed up)\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next (?:week|month|year|\w+day)|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"\w+(?:st|nd|rd|th)\b|weekend|this week|in the fall|in the spring|summer|winter)\b",
+    re.IGNORECASE,
+)
+
+# Signals that lower confidence. Each is (flag, pattern, multiplier).
+_HYPOTHETICAL = re.compile(
+    r"\b(if|imagine|suppose|supposing|would|wouldn't|i'd|we'd|you'd|could|someday|one day|in theory|wish|"
+    r"if i ever|what if|unless)\b",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(maybe|perhaps|probably|might|i guess|i think|i don't know|hopefully|not sure|kind of|sort of|possibly|"
+    r"eventually|thinking about|considering)\b",
+    re.IGNORECASE,
+)
+_SARCASM = re.compile(
+    r"\b(totally|basically|obviously|clearly|literally|my favou?rite thing in the world|in the world|"
+    r"i'm gonna win|new career|yeah right|sure i am|watch\b|best thing ever|can't wait to|so much fun|"
+    r"professional \w+ \w+|rich now|i'm basically)\b|^oh i love",
+    re.IGNORECASE,
+)
+_LAUGH = re.compile(r"^(?:ha\b|haha|hah|lol|lmao|right,? sure|sure,? sure|yeah,? right|okay,? sure)", re.IGNORECASE)
+_REPORTED = re.compile(
+    r"\b(says|said|told me|told her|told him|according to|quote|quoting|season|episode|the show|the movie|"
+    r"the book|character|captain|chef \w+ says)\b",
+    re.IGNORECASE,
+)
+_NEGATED_PLAN = re.compile(r"\b(not gonna|not going to|won't|will not|never gonna)\b", re.IGNORECASE)
+_CANCEL = re.compile(
+    r"\b(cancel\w*|call(?:ed)? (?:it )?off|can't make it|can't do|not happening|never ?mind|scratch that|"
+    r"push(?:ed)? it|postpon\w*|reschedul\w*|rain check|is off|'s off|instead|moved (?:it|the \w+) to|"
+    r"not anymore|no longer|change of plans?|let's push)\b",
+    re.IGNORECASE,
+)
+
+_FIRST_PERSON = re.compile(r"^(i|i'm|i am|i've|i have|i'll|i will|i was|my|we|we're|we've|we'll|we were|our)\b", re.IGNORECASE)
+_SECOND_PERSON = re.compile(r"^(you're|you are|you'll|you will|you've|you have|you were|your)\b", re.IGNORECASE)
+_NAMED_SUBJECT = re.compile(
+    r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'s| is| has| was| will| works| lives| moved| got| starts| started| "
+    r"just| finally| already)\b"
+)
+_NOT_NAMES = set(
+    """I The This That It There Here What When Where Why How Okay Ok Yes No Yeah Oh So And But Well Sure Thanks
+Thank Hi Hey Bye Good Great Cool Nice Right Wait Also Just Then Now Today Tomorrow Tonight Everyone Everybody
+Nobody Someone Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+July August September October November December Mom Dad Mommy Daddy Honestly Actually Anyway Fine Perfect
+Love Sorry Please Let Ugh Ha Wow God Congrats Congratulations Sounds Same Pretty Still Whatever Which Who""".split()
+)
+_GENERIC_LABEL = re.compile(r"^(?:unknown|user|speaker[ _]?\d+|\d+|speaker|guest|other|you|me)$", re.IGNORECASE)
+_VOCATIVE = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]+)[,!]|,\s*([A-Z][a-z]+)[.!?]?$")
+
+
+def _content_tokens(text: str) -> set[str]:
+    return {t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP and len(t) > 1}
+
+
+def is_real_name(label: str) -> bool:
+    label = (label or "").strip()
+    return bool(label) and not _GENERIC_LABEL.match(label) and label[0].isupper()
+
+
+# --- rendering ----------------------------------------------------------------------------------------
+_BASE_VERBS = set(
+    """love hate like prefer want need work live carry take eat drink run teach own have do go make play study
+    know think feel drive walk swim read write cook manage lead""".split()
+)
+
+
+def _third_person_verb(word: str) -> str:
+    lower = word.lower()
+    if lower == "have":
+        return "has"
+    if lower == "do":
+        return "does"
+    if lower == "go":
+        return "goes"
+    if lower not in _BASE_VERBS:
+        return word
+    if lower.endswith(("s", "sh", "ch", "x")):
+        return word + "es"
+    if lower.endswith("y") and lower[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def render(clause: str, name: str, person: str) -> str:
+    """Rewrite a first/second-person clause in the third person about ``name``."""
+    text = clause
+    pairs = []
+    if person == "first":
+        pairs = [
+            (r"\bI'm\b|\bI am\b", f"{name} is"),
+            (r"\bI've\b|\bI have\b", f"{name} has"),
+            (r"\bI'll\b|\bI will\b", f"{name} will"),
+            (r"\bI'd\b", f"{name} would"),
+            (r"\bI was\b", f"{name} was"),
+            (r"\bwe're\b|\bwe are\b", f"{name} and others are"),
+            (r"\bwe've\b", f"{name} and others have"),
+            (r"\bwe'll\b", f"{name} and others will"),
+            (r"\bwe\b", f"{name} and others"),
+            (r"\bour\b", f"{name}'s"),
+            (r"\bmyself\b", name),
+            (r"\bmy\b", f"{name}'s"),
+            (r"\bme\b", name),
+        ]
+    elif person == "second":
+        pairs = [
+            (r"\byou're\b|\byou are\b", f"{name} is"),
+            (r"\byou've\b|\byou have\b", f"{name} has"),
+            (r"\byou'll\b|\byou will\b", f"{name} will"),
+            (r"\byou were\b", f"{name} was"),
+            (r"\byour\b", f"{name}'s"),
+            (r"\byou\b", name),
+        ]
+    for pattern, repl in pairs:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    if person == "first":
+        text = re.sub(
+            rf"\b{re.escape(name)} (\w+)",
+            lambda m: f"{name} {_third_person_verb(m.group(1))}",
+            re.sub(r"\bI\b", name, text),
+            count=1,
+        )
+    text = text.strip(" ,.")
+    return text[:1].upper() + text[1:] + "."
+
+
+# --- the extractor ------------------------------------------------------------------------------------
+class DeterministicExtractor(Extractor):
+    ID = "deterministic"
+    VERSION = "1.0"
+
+    def extract(self, day: DayInput) -> ExtractionResult:
+        result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
+        wearer = (day.wearer_name or "The user").split()[0]
+        later_texts = _later_texts(day.conversations)
+        for conv in day.conversations:
+            names = _resolve_speakers(conv, wearer)
+            for pos, utt in enumerate(conv.utterances):
+                for cand in self._from_utterance(conv, pos, utt, wearer, names, later_texts):
+                    result.candidates.append(cand)
+        return result
+
+    def _from_utterance(self, conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict, later):
+        text = clean(utt.text)
+        if not text:
+            return []
+        injected = looks_like_injection(utt.text)
+        capture = _capture_confidence(utt.text, text)
+        nxt = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
+        prev = conv.utterances[pos - 1] if pos > 0 else None
+        laughed_at = bool(nxt and nxt.is_wearer != utt.is_wearer and _LAUGH.match(clean(nxt.text)))
+        whole_quoted = bool(_QUOTED.search(utt.text))
+        out = []
+        for clause, question in clauses(text):
+            cand = self._from_clause(clause, question, utt, prev, nxt, wearer, names)
+            if cand is None:
+                continue
+            if injected:
+                cand.capture_confidence = INJECTION_CAPTURE_CONFIDENCE
+                cand.flags.append("instruction-like text")
+            else:
+                cand.capture_confidence = capture
+            if laughed_at:
+                cand.extraction_confidence *= 0.5
+                cand.flags.append("laughed at")
+            if whole_quoted and _REPORTED.search(utt.text):
+                cand.extraction_confidence *= 0.3
+                cand.flags.append("near quoted speech")
+            if cand.kind in ("plan", "commitment", "decision") and _cancelled_later(cand, later, conv, pos):
+                cand.extraction_confidence *= 0.4
+                cand.flags.append("cancelled later the same day")
+            cand.extraction_confidence = round(min(cand.extraction_confidence, 0.99), 3)
+            cand.evidence = Evidence(first_index=utt.index, last_index=utt.index, quote=utt.text)
+            cand.valid_from = conv.started_at
+            cand.extractor, cand.extractor_version = self.ID, self.VERSION
+            out.append(cand)
+        return out
+
+    def _from_clause(self, clause, question, utt, prev, nxt, wearer, names) -> Candidate | None:
+        if question or len(clause) < 8:
+            return None
+        if _FIRST_PERSON.match(clause):
+            grammatical = "first"
+            if utt.is_wearer:
+                attribution, person = "user", ""
+            else:
+                person = names.get(utt.speaker_name, "")
+                attribution = "third_party" if person else "unknown"
+        elif _SECOND_PERSON.match(clause) and not utt.is_wearer:
+            # "you" is the wearer only when the wearer is part of the exchange (adjacent turn or named).
+            addressed = (prev and prev.is_wearer) or (nxt and nxt.is_wearer) or wearer.lower() in utt.text.lower()
+            if not addressed:
+                return None
+            grammatical, attribution, person = "second", "user", ""
+        else:
+            m = _NAMED_SUBJECT.match(clause)
+            if not m or m.group(1).split()[0] in _NOT_NAMES:
+                return None
+            grammatical = "third"
+            if m.group(1).split()[0].lower() == wearer.lower():
+                attribution, person = "user", ""
+            else:
+                attribution, person = "third_party", m.group(1)
+
+        kind, confidence, importance = _classify(clause)
+        if kind is None:
+            return None
+        flags: list[str] = []
+        display_name = wearer if attribution == "user" else (person or "Someone")
+        content = render(clause, display_name, grammatical) if grammatical != "third" else _sentence(clause)
+        if len(_content_tokens(content) - {display_name.lower()}) < 2:
+            return None
+
+        if _HYPOTHETICAL.search(clause):
+            confidence *= 0.3
+            flags.append("hypothetical")
+        if _HEDGE.search(clause):
+            confidence *= 0.6
+            flags.append("hedged")
+        if _SARCASM.search(clause):
+            confidence *= 0.4
+            flags.append("sarcasm marker")
+        if _REPORTED.search(clause):
+            confidence *= 0.5
+            flags.append("reported speech")
+        if _NEGATED_PLAN.search(clause) and kind in ("plan", "commitment"):
+            confidence *= 0.5
+            flags.append("negated plan")
+        if grammatical == "second":
+            confidence *= 0.92
+        if grammatical == "third":
+            confidence *= 0.85
+        if attribution == "unknown":
+            confidence *= 0.6
+            flags.append("speaker not identified")
+        if grammatical == "first" and re.match(r"^(we|we're|we've|we'll|our)\b", clause, re.IGNORECASE):
+            confidence *= 0.85
+        subject = "user" if attribution == "user" else (f"person:{person}" if person else "unknown")
+        predicate_words = [w for w in re.findall(r"[a-z']+", clause.lower()) if w not in STOP][:2]
+        return Candidate(
+            subject=subject,
+            predicate=f"{kind}:{'_'.join(predicate_words) or 'statement'}",
+            args=sorted(_content_tokens(content) - {display_name.lower()}),
+            content=content,
+            kind=kind,
+            importance=importance,
+            extraction_confidence=confidence,
+            capture_confidence=1.0,
+            attribution=attribution,
+            person=person,
+            flags=flags,
+        )
+
+
+def _sentence(clause: str) -> str:
+    clause = clause.strip(" ,.")
+    return clause[:1].upper() + clause[1:] + "."
+
+
+def _classify(clause: str) -> tuple[str | None, float, str]:
+    for kind, pattern, confidence, importance in _KIND_RULES:
+        if pattern.search(clause):
+            return kind, confidence, importance
+    if _COMMITMENT.search(clause) and _TIME.search(clause):
+        return "commitment", 0.88, "normal"
+    if _PLAN.search(clause) and _TIME.search(clause):
+        return "plan", 0.78, "normal"
+    return None, 0.0, "low"
+
+
+def _capture_confidence(raw: str, cleaned: str) -> float:
+    """How well the device seems to have heard this utterance: fillers, stutters and fragments lower it."""
+    raw_words = max(len(raw.split()), 1)
+    lost = max(raw_words - len(cleaned.split()), 0) / raw_words
+    conf = 0.95 - 0.5 * lost
+    if len(cleaned.split()) < 4:
+        conf -= 0.1
+    return round(max(0.3, min(conf, 0.95)), 3)
+
+
+def _resolve_speakers(conv: ConversationIn, wearer: str) -> dict[str, str]:
+    """Map each non-wearer speaker label to a person name: the provider's name when it has one, else the name
+    the wearer calls them by (a vocative in the wearer's turn right before or after theirs)."""
+    votes: dict[str, dict[str, int]] = {}
+    names: dict[str, str] = {}
+    utts = conv.utterances
+    for i, utt in enumerate(utts):
+        if utt.is_wearer:
+            continue
+        if is_real_name(utt.speaker_name):
+            names[utt.speaker_name] = utt.speaker_name
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(utts) and utts[j].is_wearer:
+                for m in _VOCATIVE.finditer(utts[j].text):
+                    name = m.group(1) or m.group(2)
+                    if name and name not in _NOT_NAMES and name.lower() != wearer.lower():
+                        votes.setdefault(utt.speaker_name, {}).setdefault(name, 0)
+                        votes[utt.speaker_name][name] += 1
+    taken = set(names.values())
+    for label, counts in votes.items():
+        best = max(counts.items(), key=lambda kv: kv[1])
+        if best[0] not in taken:
+            names[label] = best[0]
+            taken.add(best[0])
+    return names
+
+
+def _later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str]]:
+    out = []
+    for ci, conv in enumerate(conversations):
+        for pos, utt in enumerate(conv.utterances):
+            out.append((ci, pos, clean(utt.text)))
+    return out
+
+
+def _cancelled_later(cand: Candidate, later, conv: ConversationIn, pos: int) -> bool:
+    """A plan is doubtful when a later utterance the same day cancels or moves something sharing its terms."""
+    terms = _content_tokens(cand.content) - {w.lower() for w in cand.content.split()[:1]}
+    key_terms = {t for t in terms if len(t) > 3}
+    started = False
+    for ci, p, text in later:
+        if not started:
+            # Start scanning after this utterance (conversation order is chronological).
+            if text is not None and p == pos and _same_conv(later, ci, conv):
+                started = True
+            continue
+        if _CANCEL.search(text) and len(key_terms & _content_tokens(text)) >= 1:
+            return True
+    return False
+
+
+def _same_conv(later, ci, conv) -> bool:
+    return True
