@@ -6,4 +6,6 @@ app_name = "review"
 
 urlpatterns = [
     path("", views.queue, name="queue"),
+    path("count/", views.count, name="count"),
+    path("items/<uuid:public_id>/decision/", views.decide, name="item-decide"),
 ]
