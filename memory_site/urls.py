@@ -14,6 +14,8 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    path("mcp", views.mcp_http, name="mcp"),
+    path("memory/recall/", include("ledger.recall.urls")),
     path("memory/", include("ledger.urls")),
     path("", include("wearables.urls")),
     path("timeline/", include("screen.urls")),

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import zoneinfo
 
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ledger.exceptions import DomainError
 from ledger.owned import get_owned_or_404
 from memory_site import health as health_checks
-from memory_site import services
+from memory_site import mcp, services
 from memory_site.models import ApiToken
 
 
@@ -62,3 +65,23 @@ def token_revoke(request, public_id):
     token = get_owned_or_404(ApiToken, request.user, public_id=public_id)
     services.revoke_token(token=token)
     return render(request, "memory_site/partials/_tokens.html", _settings_context(request))
+
+
+@csrf_exempt
+@require_POST
+def mcp_http(request):
+    """MCP over HTTP: one JSON-RPC message per POST, bearer token required (agents are not browsers)."""
+    header = request.headers.get("Authorization", "")
+    owner = services.authenticate_token(header[7:].strip()) if header.lower().startswith("bearer ") else None
+    if owner is None:
+        return JsonResponse({"detail": "Authentication required: send 'Authorization: Bearer <token>'"}, status=401)
+    try:
+        message = json.loads(request.body or b"")
+    except ValueError:
+        return JsonResponse(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}, status=400
+        )
+    reply = mcp.handle_message(owner, message, client_label="http")
+    if reply is None:
+        return HttpResponse(status=202)
+    return JsonResponse(reply)
