@@ -6,4 +6,10 @@ app_name = "ledger"
 
 urlpatterns = [
     path("", views.memory, name="memory"),
+    path("facts/<uuid:fact_id>/", views.fact_detail, name="fact"),
+    path("facts/<uuid:fact_id>/decision/", views.fact_decision, name="fact-decision"),
+    path("facts/<uuid:fact_id>/forget/", views.fact_forget, name="fact-forget"),
+    path("identity/", views.identity_save, name="identity-save"),
+    path("identity/narrative/", views.identity_narrative, name="identity-narrative"),
+    path("identity/<str:key>/delete/", views.identity_delete, name="identity-delete"),
 ]

@@ -1,11 +1,193 @@
+"""Memory page: facts with status and confidence badges, fact detail (evidence, validity timeline, history),
+identity overrides. Full pages and their HTMX partials come from the same views."""
+
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.core.paginator import Paginator
+from django.http import HttpRequest
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from ledger import policy, queries, services
+from ledger.exceptions import DomainError
+from ledger.models import Fact, IdentityNarrative, IdentityOverride
+from ledger.owned import get_owned_or_404
+
+STATUS_TABS = [
+    ("active", "Active", list(policy.ACTIVE_STATUSES)),
+    ("pending", "Needs review", list(policy.PENDING_STATUSES)),
+    ("history", "History", ["contradicted", "superseded"]),
+    ("rejected", "Rejected", ["rejected", "retracted", "dropped"]),
+    ("all", "All", None),
+]
+DECISIONS = {"accepted": "Accept", "rejected": "Reject"}
+PAGE_SIZE = 50
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _list_context(request) -> dict:
+    tab = request.GET.get("tab", "active")
+    tabs = {key: statuses for key, _, statuses in STATUS_TABS}
+    if tab not in tabs:
+        tab = "active"
+    q = request.GET.get("q", "").strip()[:200]
+    qs = queries.facts(owner=request.user, status=tabs[tab], q=q or None)
+    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    now = timezone.now()
+    return {
+        "tab": tab,
+        "tabs": [(key, label) for key, label, _ in STATUS_TABS],
+        "fact_q": q,
+        "page_obj": page,
+        "facts": [queries.fact_view(f, now=now) for f in page.object_list],
+        "counts": queries.pending_counts(owner=request.user),
+    }
+
+
+def _identity_context(request, **extra) -> dict:
+    return {
+        "overrides": IdentityOverride.objects.owned_by(request.user),
+        "narrative": IdentityNarrative.objects.owned_by(request.user).first(),
+        **extra,
+    }
 
 
 @require_GET
 @login_required
-def memory(request):
-    return render(request, "ledger/memory.html")
+@vary_on_headers("HX-Request")
+def memory(request: HtmxHttpRequest):
+    ctx = _list_context(request)
+    if request.htmx and request.htmx.target == "ledger-facts":
+        return render(request, "ledger/partials/_fact_list.html", ctx)
+    ctx.update(_identity_context(request))
+    return render(request, "ledger/memory.html", ctx)
+
+
+def _timeline(fact: Fact, versions) -> dict:
+    """Positions (percent) of the validity interval and record-time versions on one shared axis."""
+    now = timezone.now()
+    points = [fact.recorded_at, now]
+    points += [t for t in (fact.valid_from, fact.valid_to) if t]
+    points += [v.recorded_from for v in versions]
+    start, end = min(points), max(points)
+    span = max((end - start).total_seconds(), 1.0)
+
+    def pos(t):
+        return round(100 * (t - start).total_seconds() / span, 1)
+
+    valid_left = pos(fact.valid_from) if fact.valid_from else 0.0
+    valid_right = pos(fact.valid_to) if fact.valid_to else 100.0
+    rows = []
+    for v in versions:
+        left = pos(v.recorded_from)
+        right = pos(v.recorded_to) if v.recorded_to else 100.0
+        rows.append({"v": v, "left": left, "width": max(right - left, 1.0)})
+    return {
+        "start": start,
+        "end": end,
+        "valid_left": valid_left,
+        "valid_width": max(valid_right - valid_left, 1.0),
+        "versions": rows,
+    }
+
+
+def _detail_context(request, fact: Fact, **extra) -> dict:
+    view = queries.fact_view(fact)
+    visible = bool(view["permitted_uses"])
+    versions = list(fact.versions.order_by("version"))
+    return {
+        "fact": fact,
+        "view": view,
+        "visible": visible,
+        "evidence": list(fact.evidence.all()) if visible else [],
+        "evidence_count": fact.evidence.count(),
+        "timeline": _timeline(fact, versions),
+        "history": queries.fact_history(fact),
+        "decisions": DECISIONS,
+        **extra,
+    }
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def fact_detail(request: HtmxHttpRequest, fact_id):
+    fact = get_owned_or_404(Fact.objects.select_related("subject_entity"), request.user, public_id=fact_id)
+    ctx = _detail_context(request, fact)
+    if request.htmx:
+        return render(request, "ledger/partials/_fact_detail.html", ctx)
+    return render(request, "ledger/fact.html", ctx)
+
+
+@require_POST
+@login_required
+def fact_decision(request: HtmxHttpRequest, fact_id):
+    fact = get_owned_or_404(Fact.objects.select_related("subject_entity"), request.user, public_id=fact_id)
+    action = request.POST.get("action", "")
+    try:
+        if action == "retract":
+            fact = services.retract(owner=request.user, fact=fact, reason="retracted on the Memory page")
+        elif action in DECISIONS:
+            fact = services.decide(
+                owner=request.user, fact=fact, status=action, reason="decided on the Memory page", author="user"
+            )
+        else:
+            raise DomainError("Choose accept, reject or retract")
+    except DomainError as exc:
+        ctx = _detail_context(request, fact, error=exc.message)
+        return render(request, "ledger/partials/_fact_detail.html", ctx, status=422)
+    if request.htmx:
+        return render(request, "ledger/partials/_fact_detail.html", _detail_context(request, fact, saved=True))
+    return redirect("ledger:fact", fact_id=fact.public_id)
+
+
+@require_POST
+@login_required
+def fact_forget(request: HtmxHttpRequest, fact_id):
+    fact = get_owned_or_404(Fact, request.user, public_id=fact_id)
+    services.forget(owner=request.user, fact=fact)
+    if request.htmx:
+        return HttpResponseClientRedirect("/memory/")
+    return redirect("ledger:memory")
+
+
+@require_POST
+@login_required
+def identity_save(request: HtmxHttpRequest):
+    try:
+        services.set_identity_override(
+            owner=request.user, key=request.POST.get("key", ""), value=request.POST.get("value", "")
+        )
+    except DomainError as exc:
+        ctx = _identity_context(request, error=exc.message, form=request.POST)
+        return render(request, "ledger/partials/_identity.html", ctx, status=422)
+    if request.htmx:
+        return render(request, "ledger/partials/_identity.html", _identity_context(request, saved=True))
+    return redirect("ledger:memory")
+
+
+@require_POST
+@login_required
+def identity_delete(request: HtmxHttpRequest, key: str):
+    get_owned_or_404(IdentityOverride, request.user, key=key)
+    services.delete_identity_override(owner=request.user, key=key)
+    if request.htmx:
+        return render(request, "ledger/partials/_identity.html", _identity_context(request))
+    return redirect("ledger:memory")
+
+
+@require_POST
+@login_required
+def identity_narrative(request: HtmxHttpRequest):
+    services.derive_identity_narrative(owner=request.user)
+    if request.htmx:
+        return render(request, "ledger/partials/_identity.html", _identity_context(request))
+    return redirect("ledger:memory")

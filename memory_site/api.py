@@ -39,7 +39,9 @@ def validation_error(request, exc: NinjaValidationError):
     for err in exc.errors:
         loc = ".".join(str(p) for p in err.get("loc", []) if p not in ("body", "query", "path", "payload"))
         parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-    return api.create_response(request, {"detail": "; ".join(parts) or "Invalid input", "errors": exc.errors}, status=422)
+    return api.create_response(
+        request, {"detail": "; ".join(parts) or "Invalid input", "errors": exc.errors}, status=422
+    )
 
 
 @api.exception_handler(DjangoValidationError)
@@ -49,7 +51,9 @@ def django_validation_error(request, exc: DjangoValidationError):
 
 @api.exception_handler(AuthenticationError)
 def auth_error(request, exc):
-    return api.create_response(request, {"detail": "Authentication required: send 'Authorization: Bearer <token>'"}, status=401)
+    return api.create_response(
+        request, {"detail": "Authentication required: send 'Authorization: Bearer <token>'"}, status=401
+    )
 
 
 @api.exception_handler(PermissionDenied)

@@ -8,4 +8,13 @@ from __future__ import annotations
 SCHEDULES: list[dict] = [
     # name, func, schedule_type (django_q Schedule constant name), minutes (for MINUTES)
     {"name": "system-heartbeat", "func": "memory_site.tasks.heartbeat", "schedule_type": "MINUTES", "minutes": 5},
+    # wearables: re-sync the last 2 local days of enabled sources; once a local day (03:00) a 7-day deep pass.
+    {"name": "wearables-sync-recent", "func": "wearables.tasks.sync_recent", "schedule_type": "MINUTES", "minutes": 15},
+    {"name": "wearables-deep-sync", "func": "wearables.tasks.deep_sync_due", "schedule_type": "HOURLY"},
+    # ledger: decide pending memories nobody reviewed within ALMANAC_LEDGER_PENDING_TIMEOUT_DAYS (counted).
+    {"name": "ledger-timeout-decisions", "func": "ledger.tasks.decide_timeouts", "schedule_type": "DAILY"},
+    # recall: daily consolidation (decay, merge, promote, evict, retention, task-log purge); lazy (re-)embedding
+    # of new rows and of everything after the embedding space changed.
+    {"name": "recall-consolidate", "func": "ledger.recall.tasks.consolidate_all", "schedule_type": "DAILY"},
+    {"name": "recall-reembed", "func": "ledger.recall.tasks.reembed_all", "schedule_type": "MINUTES", "minutes": 10},
 ]

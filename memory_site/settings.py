@@ -143,6 +143,19 @@ ALMANAC_LLM_MODEL = env.str("ALMANAC_LLM_MODEL", default="")
 ALMANAC_LLM_API_KEY = env.str("ALMANAC_LLM_API_KEY", default="")
 ALMANAC_LLM_TIMEOUT = env.float("ALMANAC_LLM_TIMEOUT", default=30.0)
 
+# --- Ledger ------------------------------------------------------------------------------------------
+# Pending memories nobody reviewed within this many days get a timeout decision (accept or drop).
+ALMANAC_LEDGER_PENDING_TIMEOUT_DAYS = env.int("ALMANAC_LEDGER_PENDING_TIMEOUT_DAYS", default=14)
+
+# --- Recall: embeddings (hash | minilm | openai), retention (days, 0 = forever), optional LLM gate --------
+ALMANAC_EMBEDDINGS_BACKEND = env.str("ALMANAC_EMBEDDINGS_BACKEND", default="hash")
+ALMANAC_EMBEDDINGS_MODEL = env.str("ALMANAC_EMBEDDINGS_MODEL", default="")
+ALMANAC_EMBEDDINGS_BASE_URL = env.str("ALMANAC_EMBEDDINGS_BASE_URL", default="")  # default: ALMANAC_LLM_BASE_URL
+ALMANAC_EMBEDDINGS_API_KEY = env.str("ALMANAC_EMBEDDINGS_API_KEY", default="")  # default: ALMANAC_LLM_API_KEY
+ALMANAC_EPISODE_RETENTION_DAYS = env.int("ALMANAC_EPISODE_RETENTION_DAYS", default=0)
+ALMANAC_TRANSCRIPT_RETENTION_DAYS = env.int("ALMANAC_TRANSCRIPT_RETENTION_DAYS", default=0)
+ALMANAC_RECALL_LLM_GATE = env.bool("ALMANAC_RECALL_LLM_GATE", default=False)
+
 # --- Demo --------------------------------------------------------------------------------------------
 ALMANAC_DEMO = env.bool("ALMANAC_DEMO", default=True)
 

@@ -49,3 +49,129 @@ class ApiTokenFactory(DjangoModelFactory):
     name = factory.Sequence(lambda n: f"token {n}")
     prefix = factory.Sequence(lambda n: f"alm_{n:06d}")
     token_hash = factory.Sequence(lambda n: site_services.hash_token(f"alm_factory_{n}"))
+
+
+# --- wearables ---------------------------------------------------------------------------------------
+import datetime as _dt  # noqa: E402
+
+from wearables import models as wearables_models  # noqa: E402
+
+
+class SourceFactory(DjangoModelFactory):
+    class Meta:
+        model = wearables_models.Source
+        django_get_or_create = ["owner", "kind"]
+
+    owner = factory.SubFactory(UserFactory)
+    kind = "limitless"
+    enabled = True
+    credentials = factory.LazyFunction(dict)
+
+
+class DayTranscriptFactory(DjangoModelFactory):
+    class Meta:
+        model = wearables_models.DayTranscript
+
+    owner = factory.LazyAttribute(lambda o: o.source.owner)
+    source = factory.SubFactory(SourceFactory)
+    local_date = factory.Sequence(lambda n: _dt.date(2026, 6, 1) + _dt.timedelta(days=n))
+    timezone = "UTC"
+    content_hash = factory.Sequence(lambda n: f"{n:064d}")
+    markdown = "---\nsource: limitless\n---\n"
+
+
+class ConversationFactory(DjangoModelFactory):
+    class Meta:
+        model = wearables_models.Conversation
+
+    owner = factory.LazyAttribute(lambda o: o.transcript.owner)
+    transcript = factory.SubFactory(DayTranscriptFactory)
+    external_id = factory.Sequence(lambda n: f"conv-{n}")
+    started_at = factory.LazyAttribute(
+        lambda o: _dt.datetime.combine(o.transcript.local_date, _dt.time(12), tzinfo=_dt.UTC)
+    )
+
+
+class UtteranceFactory(DjangoModelFactory):
+    class Meta:
+        model = wearables_models.Utterance
+
+    owner = factory.LazyAttribute(lambda o: o.conversation.owner)
+    conversation = factory.SubFactory(ConversationFactory)
+    transcript = factory.LazyAttribute(lambda o: o.conversation.transcript)
+    index = factory.Sequence(lambda n: n)
+    speaker_label = "0"
+    speaker_name = "Speaker 0"
+    text = factory.Faker("sentence")
+
+
+# --- ledger ------------------------------------------------------------------------------------------
+# Facts are a projection of the commit log, so their factories go through the ledger services (a factory that
+# inserted rows directly would be wiped by ``ledger rebuild``).
+from ledger.services import EvidenceIn  # noqa: E402
+
+
+class EvidenceInFactory(factory.Factory):
+    class Meta:
+        model = EvidenceIn
+
+    source_type = "transcript"
+    source_ref = factory.Sequence(lambda n: {"transcript_id": n, "utterances": [0, 2], "url": f"/transcripts/?t={n}"})
+    quote = factory.Faker("sentence")
+    extractor_id = "test-extractor"
+    extractor_version = "1"
+    capture_confidence = 0.8
+    source_label = "wearable:1"
+
+
+class FactFactory(factory.Factory):
+    """``FactFactory(owner=user, content=..., status="accepted")`` -> a Fact admitted through propose_fact."""
+
+    class Meta:
+        model = dict
+
+    owner = factory.SubFactory(UserFactory)
+    content = factory.Faker("sentence", nb_words=6)
+    status = "accepted"
+    subject = "user"
+    person = None
+    capture_confidence = 0.8
+    veracity = 0.8
+    importance = "normal"
+    source_label = "wearable:1"
+    tags = factory.LazyFunction(list)
+    evidence = factory.LazyAttribute(lambda o: [EvidenceInFactory(source_label=o.source_label)])
+    on_duplicate = "new"
+
+    class Params:
+        pending = factory.Trait(status="pending_review", veracity=0.55)
+
+    @classmethod
+    def _create(cls, model_class, **kwargs):
+        from ledger import services as ledger_services
+
+        result = ledger_services.propose_fact(**kwargs)
+        return result.fact
+
+    _build = _create
+
+
+class IdentityOverrideFactory(DjangoModelFactory):
+    class Meta:
+        model = "ledger.IdentityOverride"
+
+    owner = factory.SubFactory(UserFactory)
+    key = factory.Sequence(lambda n: f"key{n}")
+    value = factory.Faker("word")
+
+
+class EpisodeFactory(DjangoModelFactory):
+    class Meta:
+        model = "ledger.Episode"
+
+    owner = factory.SubFactory(UserFactory)
+    key = factory.Sequence(lambda n: f"episode:{n}")
+    title = factory.Faker("sentence", nb_words=4)
+    summary = factory.Faker("paragraph")
+    topics = factory.LazyFunction(list)
+    started_at = factory.Faker("date_time_this_year", tzinfo=_dt.UTC)

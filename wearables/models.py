@@ -279,6 +279,8 @@ class Conversation(OwnedModel):
     wearer_label = models.CharField(max_length=200, blank=True)
     wearer_method = models.CharField(max_length=20, choices=WearerMethod.choices, default=WearerMethod.NONE)
     wearer_confidence = models.FloatField(default=0.0)
+    # [[start, end or null], ...] ISO UTC: stretches elided as off the record, so other devices drop them too.
+    elided_spans = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -312,6 +314,10 @@ class Utterance(OwnedModel):
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # What the device said, kept so speakers can be relabeled later without fetching again.
+    provider_is_wearer = models.BooleanField(null=True, blank=True)
+    provider_person_id = models.CharField(max_length=200, blank=True)
+    provider_speaker_name = models.CharField(max_length=200, blank=True)
     search = models.GeneratedField(
         expression=SearchVector("text", config="english"),
         output_field=SearchVectorField(),

@@ -152,7 +152,9 @@ class OpenAIBackend(Backend):
 
     def __init__(self, *, base_url: str, model: str, api_key: str = "", timeout: float = 30.0):
         if not base_url:
-            raise EmbeddingError("The openai embedding backend needs ALMANAC_EMBEDDINGS_BASE_URL (or ALMANAC_LLM_BASE_URL)")
+            raise EmbeddingError(
+                "The openai embedding backend needs ALMANAC_EMBEDDINGS_BASE_URL (or ALMANAC_LLM_BASE_URL)"
+            )
         self.base_url = base_url.rstrip("/")
         self.model = model or "text-embedding-3-small"
         self._api_key = api_key
@@ -203,7 +205,9 @@ def build_backend(config: BackendConfig) -> Backend:
     if config.backend == "minilm":
         return MiniLMBackend()
     if config.backend == "openai":
-        return OpenAIBackend(base_url=config.base_url, model=config.model, api_key=config.api_key, timeout=config.timeout)
+        return OpenAIBackend(
+            base_url=config.base_url, model=config.model, api_key=config.api_key, timeout=config.timeout
+        )
     raise EmbeddingError(f"Unknown embedding backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
 
 

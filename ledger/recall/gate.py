@@ -64,7 +64,9 @@ ROUTING_TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "episodes",
         "refers to a past conversation or event",
         (
-            r"\bwe (?:discussed|talked|spoke|chatted|covered|decided|agreed|met)\b",
+            r"\bwe (?:discuss|talk|chat|cover|decid|agre|plan)\w*\b",
+            r"\bwe (?:spoke|met|said)\b",
+            r"\bdid (?:we|i) (?:say|mention|tell|decide|agree|talk|discuss)\b",
             r"\bremember when\b",
             r"\bdo you remember\b",
             r"\blast time\b",
@@ -85,12 +87,14 @@ ROUTING_TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
 )
 
-_COMPILED = tuple((route, reason, tuple(re.compile(p, re.IGNORECASE) for p in pats)) for route, reason, pats in ROUTING_TABLE)
+_COMPILED = tuple(
+    (route, reason, tuple(re.compile(p, re.IGNORECASE) for p in pats)) for route, reason, pats in ROUTING_TABLE
+)
 
 
 def named_entities(query: str, known_entities: Iterable[str]) -> tuple[str, ...]:
     """Known entity names (case-insensitive, whole words) that appear in the query."""
-    q_words = words(query)
+    q_words = [w[:-2] if w.endswith("'s") else w for w in words(query)]  # "Maya's" names Maya
     joined = " " + " ".join(q_words) + " "
     found = []
     for name in known_entities:
@@ -133,7 +137,11 @@ def llm_gate(query: str, known_entities: Iterable[str], *, chat_json, timeout: f
     )
     user = f"Known entities: {', '.join(known[:50]) or '(none)'}\nQuestion: {query}"
     try:
-        out = chat_json([{"role": "system", "content": prompt}, {"role": "user", "content": user}], schema=GATE_SCHEMA, timeout=timeout)
+        out = chat_json(
+            [{"role": "system", "content": prompt}, {"role": "user", "content": user}],
+            schema=GATE_SCHEMA,
+            timeout=timeout,
+        )
     except Exception:  # LLMError or anything else: the heuristic is always there
         return fallback
     route = str(out.get("route", "")).strip().lower() if isinstance(out, dict) else ""

@@ -44,9 +44,10 @@ class RecallItem:
     def line(self) -> str:
         parts = []
         if self.occurred_at:
-            parts.append(f"[{self.occurred_at}]")
+            # "2026-11-28T14:05+00:00" -> "2026-11-28 14:05": minutes are plenty for a reader.
+            parts.append(f"[{self.occurred_at[:16].replace('T', ' ')}]")
         parts.append(self.text.strip())
-        if self.permitted_uses:
+        if self.permitted_uses and self.kind != "identity":  # identity is user-authored: always licensed, kept tiny
             parts.append(f"(uses: {', '.join(self.permitted_uses)})")
         if self.disclaimers:
             parts.append("— " + "; ".join(self.disclaimers))

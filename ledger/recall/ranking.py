@@ -11,8 +11,10 @@ import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-RRF_K = 60
-DEFAULT_WEIGHTS = {"fulltext": 1.0, "vector": 0.35}
+# A small k keeps the head of the stronger list on top (k=60 comes from fusing long web rankings; here the
+# lists are 50 deep and the first few full-text hits matter most).
+RRF_K = 10
+DEFAULT_WEIGHTS = {"fulltext": 1.0, "vector": 0.2}
 
 
 def weighted_rrf(
@@ -81,24 +83,31 @@ def mmr(
     (near-duplicates, e.g. the same sentence captured by two devices). Returns (key, relevance) pairs.
     """
     remaining = list(candidates)
+    # Each candidate's highest similarity to anything picked so far, updated with the newest pick only:
+    # O(limit × candidates) similarity calls instead of O(limit × candidates × picked).
+    max_sim = [0.0] * len(remaining)
+    alive = [True] * len(remaining)
     picked: list[tuple[Hashable, float]] = []
-    while remaining and len(picked) < limit:
+    while len(picked) < limit:
         best_i, best_val = -1, -math.inf
-        drop: list[int] = []
-        for i, (key, rel) in enumerate(remaining):
-            max_sim = max((similarity(key, p) for p, _ in picked), default=0.0)
-            if max_sim >= duplicate_threshold:
-                drop.append(i)
+        for i, (_key, rel) in enumerate(remaining):
+            if not alive[i]:
                 continue
-            val = lambda_ * rel - (1 - lambda_) * max_sim
+            val = lambda_ * rel - (1 - lambda_) * max_sim[i]
             if val > best_val:
                 best_i, best_val = i, val
         if best_i < 0:
             break
+        alive[best_i] = False
         chosen = remaining[best_i]
         picked.append(chosen)
-        drop.append(best_i)
-        remaining = [c for i, c in enumerate(remaining) if i not in set(drop)]
+        for i, (key, _rel) in enumerate(remaining):
+            if alive[i]:
+                sim = similarity(key, chosen[0])
+                if sim >= duplicate_threshold:
+                    alive[i] = False  # a near-duplicate of something already picked
+                elif sim > max_sim[i]:
+                    max_sim[i] = sim
     return picked
 
 

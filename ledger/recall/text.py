@@ -130,3 +130,21 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     if not sa and not sb:
         return 1.0
     return len(sa & sb) / len(sa | sb)
+
+
+_DISPLAY_REDACTIONS = (
+    (re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"), "[email]"),
+    # Dates and times (group 1) are kept; other runs of 9+ digits with separators are phone/card numbers.
+    (
+        re.compile(r"(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?)|(?<!\w)\+?\d(?:[ ().-]?\d){8,}(?!\w)"),
+        lambda m: m.group(1) or "[number]",
+    ),
+    (re.compile(r"\b(?:sk|pk|api|key|tok)[-_][A-Za-z0-9_-]{8,}\b", re.IGNORECASE), "[secret]"),
+)
+
+
+def redact_for_display(text: str) -> str:
+    """Mask e-mail addresses, phone/card-like numbers and key-like strings in text shown on a page."""
+    for pattern, repl in _DISPLAY_REDACTIONS:
+        text = pattern.sub(repl, text)
+    return text

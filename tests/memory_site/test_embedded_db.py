@@ -24,7 +24,9 @@ def test_embedded_server_is_reused_by_a_second_process():
         "import django; django.setup();"
         "from memory_site import embedded_db; print(embedded_db.server_pid())"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=settings.BASE_DIR)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=settings.BASE_DIR
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == str(pid)
     # ... and leaving does not stop it for us.

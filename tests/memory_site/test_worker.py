@@ -27,8 +27,12 @@ def _test_database_url() -> str:
 def worker():
     env = {**os.environ, "DATABASE_URL": _test_database_url()}
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "qcluster"], cwd=settings.BASE_DIR, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [sys.executable, "manage.py", "qcluster"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     yield proc
     os.killpg(proc.pid, signal.SIGTERM)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ledger.recall.embeddings import DIMENSIONS, HashBackend
 from ledger.recall.gate import heuristic_gate, llm_gate
 from ledger.recall.planner import BUDGET_MAX, BUDGET_MIN, RecallItem, clamp_budget, pack_block
-from ledger.recall.ranking import cosine, final_score, mmr, weighted_rrf
+from ledger.recall.ranking import RRF_K, cosine, final_score, mmr, weighted_rrf
 from ledger.recall.text import BM25, count_tokens, query_terms
 
 
@@ -22,7 +22,13 @@ def test_count_tokens_is_deterministic_and_grows_with_text():
 
 
 def test_query_terms_drop_question_scaffolding_and_stopwords():
-    assert query_terms("When did Caroline go to the LGBTQ support group?") == ["caroline", "go", "lgbtq", "support", "group"]
+    assert query_terms("When did Caroline go to the LGBTQ support group?") == [
+        "caroline",
+        "go",
+        "lgbtq",
+        "support",
+        "group",
+    ]
 
 
 def test_bm25_prefers_the_document_with_the_rare_term():
@@ -46,7 +52,7 @@ def test_weighted_rrf_adds_items_found_by_only_one_list_below_agreed_ones():
 def test_weighted_rrf_ignores_zero_weight_lists_and_repeated_keys():
     fused = weighted_rrf({"fulltext": ["a", "a", "b"], "vector": ["b"]}, {"vector": 0})
     assert [k for k, _ in fused] == ["a", "b"]
-    assert fused[0][1] == pytest.approx(1 / 61)
+    assert fused[0][1] == pytest.approx(1 / (RRF_K + 1))
 
 
 def test_mmr_drops_near_duplicates_and_diversifies():
@@ -58,7 +64,9 @@ def test_mmr_drops_near_duplicates_and_diversifies():
     }
     backend = HashBackend()
     vec = {k: backend.vector(t) for k, t in texts.items()}
-    picked = mmr([("a", 1.0), ("a2", 0.99), ("b", 0.9), ("c", 0.5)], lambda x, y: cosine(vec[x], vec[y]), limit=3, lambda_=0.5)
+    picked = mmr(
+        [("a", 1.0), ("a2", 0.99), ("b", 0.9), ("c", 0.5)], lambda x, y: cosine(vec[x], vec[y]), limit=3, lambda_=0.5
+    )
     keys = [k for k, _ in picked]
     assert keys[0] == "a"
     assert "a2" not in keys  # exact duplicate dropped
@@ -99,6 +107,8 @@ def test_hash_vectors_are_deterministic_normalised_and_of_fixed_dimension():
         ("what did I say last time about the budget", "episodes"),
         ("which app was I using this morning", "events"),
         ("Does Maya like sushi?", "pinned"),
+        ("What about Maya's garden?", "pinned"),
+        ("What did we discuss about the budget?", "episodes"),
         ("What is the capital of France?", "none"),
         ("", "none"),
     ],
@@ -113,7 +123,9 @@ def test_gate_reports_named_entities_whole_words_only():
 
 
 def test_llm_gate_uses_the_answer_and_falls_back_on_failure():
-    ok = llm_gate("Does Maya like sushi?", ["Maya"], chat_json=lambda *a, **k: {"route": "episodes", "reason": "r"}, timeout=1)
+    ok = llm_gate(
+        "Does Maya like sushi?", ["Maya"], chat_json=lambda *a, **k: {"route": "episodes", "reason": "r"}, timeout=1
+    )
     assert (ok.route, ok.method) == ("episodes", "llm")
 
     def boom(*a, **k):
@@ -143,7 +155,10 @@ item_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["C
 )
 def test_packed_block_never_exceeds_the_budget(identity, texts, uses, budget):
     ident = [RecallItem(id=f"i{n}", kind="identity", text=t) for n, t in enumerate(identity)]
-    items = [RecallItem(id=str(n), kind="pinned", text=t, permitted_uses=uses, disclaimers=["unconfirmed"]) for n, t in enumerate(texts)]
+    items = [
+        RecallItem(id=str(n), kind="pinned", text=t, permitted_uses=uses, disclaimers=["unconfirmed"])
+        for n, t in enumerate(texts)
+    ]
     packed = pack_block(ident, "pinned", items, budget)
     assert packed.tokens == count_tokens(packed.block) <= budget
     for item in packed.items:
@@ -159,3 +174,26 @@ def test_pack_block_puts_identity_first_and_skips_items_that_do_not_fit():
     assert packed.block.startswith("## Identity\n- name: Dana Whitfield")
     assert [i.id for i in packed.items] == ["n", "small"]
     assert "(uses: answer)" in packed.block
+
+
+def test_redact_for_display_masks_contacts_and_keys_but_keeps_dates():
+    from ledger.recall.text import redact_for_display
+
+    text = "[2026-11-29 20:16] call +351 912 345 678 or mail maya@example.org, key sk-abcdef1234567890, card 4111 1111 1111 1111"
+    out = redact_for_display(text)
+    assert out.startswith("[2026-11-29 20:16] call [number] or mail [email], key [secret], card [number]")
+    assert redact_for_display("she turned 42 in 2023") == "she turned 42 in 2023"
+
+
+def test_hash_vectors_are_identical_in_another_process_with_another_hash_seed():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = "import json; from ledger.recall.embeddings import HashBackend; print(json.dumps(HashBackend().vector('Maya moved to Lisbon')))"
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=os.getcwd()
+    )
+    assert json.loads(out.stdout) == HashBackend().vector("Maya moved to Lisbon")

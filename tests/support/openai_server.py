@@ -79,12 +79,16 @@ class OpenAIImitation:
                 if mode == "error":
                     return self._send(500, json.dumps({"error": {"message": "internal error"}}))
                 if self.path.rstrip("/").endswith("/chat/completions"):
-                    content = "this is { not json" if mode == "invalid_json" else imitation.chat_handler(body["messages"])
+                    content = (
+                        "this is { not json" if mode == "invalid_json" else imitation.chat_handler(body["messages"])
+                    )
                     answer = {
                         "id": "chatcmpl-imitation",
                         "object": "chat.completion",
                         "model": body.get("model", "imitation"),
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                        ],
                     }
                     return self._send(200, json.dumps(answer))
                 if self.path.rstrip("/").endswith("/embeddings"):

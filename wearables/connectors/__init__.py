@@ -65,7 +65,9 @@ __all__ = [
 
 def _require_kind(kind: str) -> None:
     if kind not in CONNECTOR_KINDS:
-        raise ProviderError(f"Unknown source kind {kind!r}; expected one of {', '.join(CONNECTOR_KINDS)}", permanent=True)
+        raise ProviderError(
+            f"Unknown source kind {kind!r}; expected one of {', '.join(CONNECTOR_KINDS)}", permanent=True
+        )
 
 
 def default_base_url(kind: str) -> str:

@@ -22,5 +22,6 @@ def validate_conf(model: type[ConfT], data: dict[str, Any], provider: str) -> Co
         problems = []
         for error in exc.errors(include_input=False, include_url=False):
             field = ".".join(str(part) for part in error.get("loc", ())) or "settings"
-            problems.append(f"{field}: {error.get('msg', 'invalid')}")
+            message = "missing" if error.get("type") == "missing" else error.get("msg", "invalid")
+            problems.append(f"{field} is missing" if message == "missing" else f"{field}: {message}")
         raise ProviderError(f"{provider} settings are incomplete: " + "; ".join(problems), permanent=True) from None

@@ -8,15 +8,19 @@ through ``scrub`` so a provider that echoes the key back cannot leak it into log
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import math
+import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import certifi
 import httpx
 
 from wearables.connectors.base import CheckResult, Connector, ProviderError
@@ -26,6 +30,12 @@ logger = logging.getLogger("wearables.connectors")
 MAX_BACKOFF_SECONDS = 30.0
 RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 Params = Mapping[str, Any] | list[tuple[str, Any]]
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One verified TLS context for the process: building it per client costs tens of milliseconds."""
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
@@ -68,6 +78,23 @@ def parse_retry_after(value: Any) -> float | None:
     return max(0.0, seconds)
 
 
+def connect_failure(text: str) -> str:
+    """A short, key-free reason for a failed connect (the OS text varies by platform)."""
+    lowered = text.lower()
+    if "refused" in lowered:
+        return "connection refused"
+    if (
+        "name or service" in lowered
+        or "name resolution" in lowered
+        or "nodename" in lowered
+        or "getaddrinfo" in lowered
+    ):
+        return "host not found"
+    if "certificate" in lowered or "ssl" in lowered:
+        return "TLS certificate not trusted"
+    return "connection failed"
+
+
 def error_detail(response: httpx.Response) -> str:
     """The provider's own error text: ``error`` / ``message`` / ``detail`` from JSON, else a short body."""
     try:
@@ -82,6 +109,17 @@ def error_detail(response: httpx.Response) -> str:
             if value:
                 return json.dumps(value)[:200]
     return ""
+
+
+@dataclass
+class Attempt:
+    """What one request produced: a ``body``, an ``error`` to raise now, or a ``retry_reason`` (+ server hint)."""
+
+    body: Any = None
+    error: ProviderError | None = None
+    retry_reason: str | None = None
+    retry_after: float | None = None
+    status: int | None = None
 
 
 class ProviderClient:
@@ -105,8 +143,10 @@ class ProviderClient:
         max_retries: int = 3,
         sleep: Callable[[float], None] = time.sleep,
         max_backoff: float = MAX_BACKOFF_SECONDS,
+        auth_hint: str = "",
     ) -> None:
         self.provider = provider
+        self.auth_hint = auth_hint
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
@@ -114,7 +154,27 @@ class ProviderClient:
         self.max_backoff = max_backoff
         self._headers = dict(headers or {})
         self._secrets = [s for s in secrets if s]
+        self._http: httpx.Client | None = None
         self.requests_made = 0
+
+    def _session(self) -> httpx.Client:
+        # One connection pool per client: a day fetch makes many calls, and TLS handshakes to real hosts add up.
+        if self._http is None:
+            self._http = httpx.Client(
+                base_url=self.base_url, headers=self._headers, timeout=self.timeout, verify=tls_context()
+            )
+        return self._http
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+    def __enter__(self) -> ProviderClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"<ProviderClient {self.provider} {display_url(self.base_url)}>"
@@ -130,60 +190,68 @@ class ProviderClient:
     def get_json(self, path: str, params: Params | None = None, *, retries: int | None = None) -> Any:
         """GET ``path`` and return its JSON body. See the class docstring for errors."""
         max_retries = self.max_retries if retries is None else max(0, retries)
-        where = display_url(self.base_url)
-        with httpx.Client(base_url=self.base_url, headers=self._headers, timeout=self.timeout) as http:
-            attempt = 0
-            while True:
-                problem, hint, status = self._attempt(http, path, params)
-                if problem is None:
-                    return hint  # the decoded body
-                if isinstance(problem, ProviderError):
-                    raise problem
-                if attempt >= max_retries:
-                    tries = attempt + 1
-                    suffix = f" after {tries} attempts" if tries > 1 else ""
-                    if status is None:
-                        raise self._fail(f"Could not reach {where}: {problem}{suffix}", permanent=False)
-                    raise self._fail(f"{self.provider} {problem}{suffix}", permanent=False, status=status)
-                delay = self.backoff(attempt, hint)
-                logger.warning(
-                    "%s: %s; retrying in %.1fs (retry %d of %d)",
-                    self.provider,
-                    scrub(problem, self._secrets),
-                    delay,
-                    attempt + 1,
-                    max_retries,
-                )
-                self.sleep(delay)
-                attempt += 1
+        http = self._session()
+        attempt = 0
+        while True:
+            outcome = self._attempt(http, path, params)
+            if outcome.error is not None:
+                raise outcome.error
+            if outcome.retry_reason is None:
+                return outcome.body
+            if attempt >= max_retries:
+                raise self._gave_up(outcome, attempt + 1)
+            delay = self.backoff(attempt, outcome.retry_after)
+            logger.warning(
+                "%s: %s; retrying in %.1fs (retry %d of %d)",
+                self.provider,
+                outcome.retry_reason,
+                delay,
+                attempt + 1,
+                max_retries,
+            )
+            self.sleep(delay)
+            attempt += 1
 
-    def _attempt(self, http: httpx.Client, path: str, params: Params | None) -> tuple[Any, Any, int | None]:
-        """One request. Returns (None, body, status) on success, (ProviderError, None, status) when it must
-        not be retried, or (reason text, retry hint seconds, status|None) when it may be retried."""
+    def _gave_up(self, outcome: Attempt, tries: int) -> ProviderError:
+        suffix = f" (gave up after {tries} attempts)" if tries > 1 else ""
+        if outcome.status is None:
+            where = display_url(self.base_url)
+            return self._fail(f"Could not reach {where}: {outcome.retry_reason}{suffix}", permanent=False)
+        return self._fail(f"{self.provider} {outcome.retry_reason}{suffix}", permanent=False, status=outcome.status)
+
+    def _attempt(self, http: httpx.Client, path: str, params: Params | None) -> Attempt:
+        """One request, classified: a body, an error not worth retrying, or a reason to retry."""
         self.requests_made += 1
         try:
             response = http.get(path, params=params)
         except httpx.TimeoutException:
-            return f"timed out after {self.timeout:g}s", None, None
+            return Attempt(retry_reason=f"timed out after {self.timeout:g}s")
         except httpx.ConnectError as exc:
-            reason = "connection refused" if "refused" in str(exc).lower() else "connection failed"
-            return reason, None, None
+            return Attempt(retry_reason=connect_failure(str(exc)))
         except httpx.TransportError as exc:
-            return f"network error ({type(exc).__name__})", None, None
+            return Attempt(retry_reason=f"network error ({type(exc).__name__})")
         status = response.status_code
         if 200 <= status < 300:
             try:
-                return None, response.json(), status
+                return Attempt(body=response.json(), status=status)
             except ValueError:
-                return self._fail(f"{self.provider} returned a response that is not JSON", permanent=False), None, status
+                error = self._fail(f"{self.provider} returned a response that is not JSON", permanent=False)
+                return Attempt(error=error, status=status)
         detail = scrub(error_detail(response), self._secrets)
-        if status in RETRYABLE_STATUSES:
+        if status == 429:
             hint = parse_retry_after(response.headers.get("retry-after"))
-            if hint is None and status == 429:
+            if hint is None:
                 hint = self._body_retry_after(response)
-            label = "rate limited the request (429)" if status == 429 else f"returned {status}"
-            return (f"{label}: {detail}" if detail and status != 429 else label), hint, status
-        return self._fail(self._permanent_message(status, detail, path), permanent=True, status=status), None, status
+            return Attempt(retry_reason="rate limited the request (429)", retry_after=hint, status=status)
+        if status in RETRYABLE_STATUSES:
+            reason = f"returned {status}" + (f": {detail}" if detail else "")
+            return Attempt(
+                retry_reason=reason, retry_after=parse_retry_after(response.headers.get("retry-after")), status=status
+            )
+        return Attempt(
+            error=self._fail(self._permanent_message(status, detail, path), permanent=True, status=status),
+            status=status,
+        )
 
     @staticmethod
     def _body_retry_after(response: httpx.Response) -> float | None:
@@ -196,11 +264,26 @@ class ProviderClient:
     def _permanent_message(self, status: int, detail: str, path: str) -> str:
         if status in (401, 403):
             message = f"{self.provider} rejected the API key ({status})"
+            if self.auth_hint:
+                detail = f"{detail}; {self.auth_hint}" if detail else self.auth_hint
         elif status == 404:
             message = f"{self.provider} returned 404 for {path.split('?')[0]}"
         else:
             message = f"{self.provider} rejected the request ({status})"
         return f"{message}: {detail}" if detail else message
+
+
+class ApiClient:
+    """Base of each ``<provider>/client.py`` class: wraps a ``ProviderClient``; ``with`` closes its connections."""
+
+    def __init__(self, http: ProviderClient) -> None:
+        self.http = http
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.http.close()
 
 
 class CursorGuard:
@@ -231,8 +314,11 @@ class HttpConnector(Connector):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {display_url(self.base_url)}>"
 
-    def make_client(self, headers: Mapping[str, str], secrets: Iterable[str | None]) -> ProviderClient:
+    def make_client(
+        self, headers: Mapping[str, str], secrets: Iterable[str | None], *, auth_hint: str = ""
+    ) -> ProviderClient:
         return ProviderClient(
+            auth_hint=auth_hint,
             provider=self.provider,
             base_url=self.base_url,
             headers=headers,
@@ -256,7 +342,8 @@ class HttpConnector(Connector):
     def check(self) -> CheckResult:
         """One cheap authenticated call, no retries; never raises."""
         try:
-            self.probe(self.client())
+            with self.client() as client:
+                self.probe(client)
         except ProviderError as exc:
             return CheckResult(ok=False, message=exc.message)
         return CheckResult(ok=True, message=self.connected_message())

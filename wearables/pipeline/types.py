@@ -19,6 +19,9 @@ class Turn:
     person_pk: int | None = None  # our Person row, set by speaker labeling
     started_at: datetime | None = None
     ended_at: datetime | None = None
+    # What the device said, kept unchanged so speakers can be relabeled later.
+    provider_is_wearer: bool | None = None
+    provider_speaker_name: str = ""
 
 
 @dataclass
@@ -32,11 +35,13 @@ class Convo:
     wearer_label: str = ""
     wearer_method: str = "none"
     wearer_confidence: float = 0.0
+    # (start, end or None) UTC stretches removed as off the record, shared with other devices' recordings
+    elided: list[tuple] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class KnownPerson:
-    pk: int
+    pk: int | None
     name: str
     is_self: bool = False
 
@@ -57,5 +62,8 @@ class PipelineConfig:
     identities: dict[tuple[str, str], KnownPerson] = field(default_factory=dict)
     # (conversation external id, speaker label) -> person, the user's per-conversation corrections
     assignments: dict[tuple[str, str], KnownPerson] = field(default_factory=dict)
+    self_person: KnownPerson | None = None  # the Person marked "this is me", if the user made one
+    # off-the-record stretches other devices elided that day: (start, end or None), UTC
+    elided_elsewhere: list[tuple] = field(default_factory=list)
     # other devices' conversations from the same day whose wearer is known (for two-device alignment)
     reference: list[Convo] = field(default_factory=list)

@@ -64,7 +64,10 @@ class Command(BaseCommand):
 
     def _prepare_demo(self) -> list:
         user, created = services.ensure_user(
-            username=DEMO_USERNAME, password=DEMO_PASSWORD, display_name="Dana Whitfield", timezone_name="America/Denver"
+            username=DEMO_USERNAME,
+            password=DEMO_PASSWORD,
+            display_name="Dana Whitfield",
+            timezone_name="America/Denver",
         )
         if created:
             self.stdout.write(self.style.WARNING(f"Demo login: {DEMO_USERNAME} / {DEMO_PASSWORD}"))

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from wearables.connectors.http import Params, ProviderClient
+from wearables.connectors.http import ApiClient, Params
 
 
-class BeeClient:
+class BeeClient(ApiClient):
     """Thin wrapper over a ``ProviderClient`` that carries the Bearer token when there is one."""
-
-    def __init__(self, http: ProviderClient) -> None:
-        self.http = http
 
     def list_conversations(self, params: Params, *, retries: int | None = None) -> Any:
         return self.http.get_json("/v1/conversations", params, retries=retries)

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from wearables.connectors.http import Params, ProviderClient
+from wearables.connectors.http import ApiClient, Params
 
 
-class LimitlessClient:
+class LimitlessClient(ApiClient):
     """``GET /v1/lifelogs`` and ``GET /v1/lifelogs/{id}`` through a ``ProviderClient`` carrying ``X-API-Key``."""
-
-    def __init__(self, http: ProviderClient) -> None:
-        self.http = http
 
     def list_lifelogs(self, params: Params, *, retries: int | None = None) -> Any:
         return self.http.get_json("/v1/lifelogs", params, retries=retries)

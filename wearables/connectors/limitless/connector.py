@@ -44,8 +44,11 @@ class LimitlessConnector(HttpConnector):
         lifelogs_of(client.list_lifelogs({"limit": 1}, retries=0))
 
     def fetch_day(self, local_date: date, tz: ZoneInfo) -> FetchResult:
+        with self.client() as client:
+            return self._fetch_day(client, local_date, tz)
+
+    def _fetch_day(self, client: LimitlessClient, local_date: date, tz: ZoneInfo) -> FetchResult:
         conf = self.conf()
-        client = self.client()
         query = {
             "date": local_date.isoformat(),
             "timezone": str(tz),
@@ -87,7 +90,9 @@ class LimitlessConnector(HttpConnector):
                 )
                 break
             if not lifelogs:
-                result.warnings.append(f"Limitless returned an empty page with a cursor on page {result.pages}; stopped")
+                result.warnings.append(
+                    f"Limitless returned an empty page with a cursor on page {result.pages}; stopped"
+                )
                 break
         return result
 

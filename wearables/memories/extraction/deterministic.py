@@ -18,8 +18,8 @@ from wearables.memories.extraction.base import (
     ConversationIn,
     DayInput,
     Evidence,
-    Extractor,
     ExtractionResult,
+    Extractor,
     UtteranceIn,
 )
 from wearables.memories.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
@@ -29,20 +29,41 @@ _FILLERS = re.compile(r"(?<![\w'])(?:um+|uh+|er+m?|hmm+|mm+|ah+)(?![\w'])[,.]?\s
 _LIKE_FILLER = re.compile(r",\s*like,\s*|\blike,\s+|,\s*like\s+(?=\w)", re.IGNORECASE)
 _STUTTER = re.compile(r"\b(\w+(?:'\w+)?)(?:[,\s]+\1\b)+", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+_LIKE_NUMBER = re.compile(
+    r"\blike\s+(?=(?:a |an )?(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|a few|a couple|half)\b)",
+    re.IGNORECASE,
+)
 
 
 def clean(text: str) -> str:
-    text = _FILLERS.sub("", text or "")
+    text = _ABBREV.sub(lambda m: m.group(1) + " ", text or "")
+    text = _FILLERS.sub("", text)
     text = _LIKE_FILLER.sub(" ", text)
     # Repeated words are stutters, but digits read one by one ("1 1 0 4") must survive unchanged.
     text = _STUTTER.sub(lambda m: m.group(0) if m.group(1).isdigit() else m.group(1), text)
+    text = _DISCOURSE.sub(" ", text)
+    text = _LIKE_NUMBER.sub("", text)
     text = re.sub(r"\s+([,.!?])", r"\1", text)
     text = re.sub(r"^[,.\s]+", "", text)
     return _SPACES.sub(" ", text).strip()
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_CLAUSE = re.compile(r"[;:]\s+|,\s+(?=(?:so|and|but|because|which|though)\b)", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"[;:]\s+|,\s+(?=(?:so|and|but|because|which|though)\b)|,\s+(?=(?:i|i'm|i've|i'll|my|we|we're|you're|you'll)\b)",
+    re.IGNORECASE,
+)
+_ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof)\.\s", re.IGNORECASE)
+_DISCOURSE = re.compile(
+    r"(?:^|(?<=[,.!?]\s))(?:i mean|you know|i know|like),?\s+|,\s*(?:you know|i mean),?", re.IGNORECASE
+)
+_LEAD = re.compile(
+    r"^(?:(?:so|and|but|because|which|though|oh|okay|ok|yeah|yes|no|well|honestly|anyway|also|actually|"
+    r"right|sure|plus|then)\b[,\s]*)+",
+    re.IGNORECASE,
+)
+_TRAILING_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+$")
 _QUOTED = re.compile(r"[\"“”][^\"“”]*[\"“”]")
 
 
@@ -53,8 +74,8 @@ def clauses(text: str) -> list[tuple[str, bool]]:
         question = sentence.rstrip().endswith("?")
         sentence = _QUOTED.sub(" ", sentence)
         for part in _CLAUSE.split(sentence):
-            part = re.sub(r"^(?:so|and|but|because|which|though|oh|okay|ok|yeah|yes|no|well|honestly|anyway)\b[,\s]*", "", part.strip(), flags=re.IGNORECASE)
-            part = part.strip(" ,.!")
+            part = _LEAD.sub("", part.strip())
+            part = _TRAILING_VOCATIVE.sub("", part.strip(" ,.!")).strip(" ,.!")
             if part:
                 out.append((part, question))
     return out
@@ -117,10 +138,10 @@ _KIND_RULES: list[tuple[str, re.Pattern, float, str]] = [
     (
         "work",
         re.compile(
-            r"\b(work(?:s|ed|ing)? (?:at|as|for|in|on|nights|days)|my job|my (?:manager|boss|team)|(?:designer|engineer|"
+            r"\b(work(?:s|ed|ing)? (?:at|as|for|in|on|nights|days)|my job|(?:a|an|the|as)\s+(?:[\w-]+\s+){0,2}(?:designer|engineer|"
             r"developer|nurse|teacher|doctor|dentist|lawyer|director|manager|lead|founder|contractor|consultant|"
             r"recruiter|agent|chef|musician|professor|student|intern)\b|hired|promot\w*|retir\w*|parental leave|"
-            r"maternity leave|night shifts?|nights|gig|mba|startup|acting lead|leading design|quit my job|new job)",
+            r"maternity leave|(?:my|her|his|paternity|medical) leave|night shifts?|nights|gig|mba|startup|acting lead|leading design|quit my job|new job)",
             re.IGNORECASE,
         ),
         0.85,
@@ -155,9 +176,15 @@ _COMMITMENT = re.compile(
     re.IGNORECASE,
 )
 _PLAN = re.compile(
-    r"\b(i'll|i will|we'll|i'm gonna|we're gonna|going to|i'm (?:coming|flying|moving|starting|leaving|seeing|"
-    r"visiting|taking|doing|booking|signing|registered)|plan(?:ning)? to|starting|start(?:s)? (?:in|on)|"
-    r"i fly|we fly|booked|registered|signed up)\b",
+    r"\b(i'll|i will|we'll|i'm gonna|we're gonna|going to|(?:i'm|we're) (?:coming|flying|moving|starting|leaving|seeing|"
+    r"visiting|taking|doing|booking|signing|registered)|plan(?:ning)? to|starting|starts?|"
+    r"i fly|we fly|booked|registered|signed up|moved (?:it|the \w+) to|pushed (?:it|the \w+) to|rescheduled|"
+    r"postponed)\b",
+    re.IGNORECASE,
+)
+_LIFE_EVENT = re.compile(
+    r"\b(?:i'm|i am|we're|we are|he's|she's)\s+(?:adopting|training for|getting married|having a baby|expecting|"
+    r"retiring|quitting|joining|leaving (?:for|the|my)|selling|buying|starting (?:the|a|my|an)|learning|studying)\b",
     re.IGNORECASE,
 )
 _TIME = re.compile(
@@ -179,9 +206,9 @@ _HEDGE = re.compile(
     re.IGNORECASE,
 )
 _SARCASM = re.compile(
-    r"\b(totally|basically|obviously|clearly|literally|my favou?rite thing in the world|in the world|"
-    r"i'm gonna win|new career|yeah right|sure i am|watch\b|best thing ever|can't wait to|so much fun|"
-    r"professional \w+ \w+|rich now|i'm basically)\b|^oh i love",
+    r"\b(?:my favou?rite thing in the world|best thing ever|in the world|new career|yeah right|sure i am|"
+    r"so much fun|can't wait to|i'm gonna win|(?:i'm|i am|we're) (?:basically|totally|officially|literally|"
+    r"clearly|obviously)|watch\.)|^oh,? i (?:just )?love|^(?:ha|haha|hah)\b",
     re.IGNORECASE,
 )
 _LAUGH = re.compile(r"^(?:ha\b|haha|hah|lol|lmao|right,? sure|sure,? sure|yeah,? right|okay,? sure)", re.IGNORECASE)
@@ -198,7 +225,9 @@ _CANCEL = re.compile(
     re.IGNORECASE,
 )
 
-_FIRST_PERSON = re.compile(r"^(i|i'm|i am|i've|i have|i'll|i will|i was|my|we|we're|we've|we'll|we were|our)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(
+    r"^(i|i'm|i am|i've|i have|i'll|i will|i was|my|we|we're|we've|we'll|we were|our)\b", re.IGNORECASE
+)
 _SECOND_PERSON = re.compile(r"^(you're|you are|you'll|you will|you've|you have|you were|your)\b", re.IGNORECASE)
 _NAMED_SUBJECT = re.compile(
     r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'s| is| has| was| will| works| lives| moved| got| starts| started| "
@@ -209,10 +238,28 @@ _NOT_NAMES = set(
 Thank Hi Hey Bye Good Great Cool Nice Right Wait Also Just Then Now Today Tomorrow Tonight Everyone Everybody
 Nobody Someone Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
 July August September October November December Mom Dad Mommy Daddy Honestly Actually Anyway Fine Perfect
-Love Sorry Please Let Ugh Ha Wow God Congrats Congratulations Sounds Same Pretty Still Whatever Which Who""".split()
+Love Sorry Please Let Ugh Ha Wow God Congrats Congratulations Sounds Same Pretty Still Whatever Which Who
+He She They We You It Its Careful Everything Nothing Something Somebody Anything Lots Guess Maybe Probably
+Wow Whoa Aw Oops Yay Nope Yep Dude Man Honey Babe Sweetie Hello Hmm Mm Um Uh Ooh Ahh Ah Eh Huh
+Definitely Totally Seriously Literally Basically Exactly Almost Never Always Sometimes Once Last Next First""".split()
 )
-_GENERIC_LABEL = re.compile(r"^(?:unknown|user|speaker[ _]?\d+|\d+|speaker|guest|other|you|me)$", re.IGNORECASE)
-_VOCATIVE = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]+)[,!]|,\s*([A-Z][a-z]+)[.!?]?$")
+_KIN_VOCATIVES = {
+    "mom": "mother",
+    "mommy": "mother",
+    "mum": "mother",
+    "mama": "mother",
+    "ma": "mother",
+    "dad": "father",
+    "daddy": "father",
+    "papa": "father",
+    "grandma": "grandmother",
+    "grandpa": "grandfather",
+}
+_GENERIC_LABEL = re.compile(
+    r"^(?:unknown(?: speaker)?|user|speaker[ _]?\d+|\d+|speaker|guest|other|you|me)$", re.IGNORECASE
+)
+_VOCATIVE_LEAD = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]+)[,!]")
+_VOCATIVE_TAIL = re.compile(r",\s*([A-Z][a-z]+)[.!?]*(?=\s|$)")
 
 
 def _content_tokens(text: str) -> set[str]:
@@ -299,10 +346,11 @@ class DeterministicExtractor(Extractor):
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
         wearer = (day.wearer_name or "The user").split()[0]
         later_texts = _later_texts(day.conversations)
-        for conv in day.conversations:
+        for ci, conv in enumerate(day.conversations):
             names = _resolve_speakers(conv, wearer)
             for pos, utt in enumerate(conv.utterances):
-                for cand in self._from_utterance(conv, pos, utt, wearer, names, later_texts):
+                later = [t for (c, p, t) in later_texts if (c, p) > (ci, pos)]
+                for cand in self._from_utterance(conv, pos, utt, wearer, names, later):
                     result.candidates.append(cand)
         return result
 
@@ -332,7 +380,7 @@ class DeterministicExtractor(Extractor):
             if whole_quoted and _REPORTED.search(utt.text):
                 cand.extraction_confidence *= 0.3
                 cand.flags.append("near quoted speech")
-            if cand.kind in ("plan", "commitment", "decision") and _cancelled_later(cand, later, conv, pos):
+            if cand.kind in ("plan", "commitment", "decision") and _cancelled_later(cand, later):
                 cand.extraction_confidence *= 0.4
                 cand.flags.append("cancelled later the same day")
             cand.extraction_confidence = round(min(cand.extraction_confidence, 0.99), 3)
@@ -352,6 +400,12 @@ class DeterministicExtractor(Extractor):
             else:
                 person = names.get(utt.speaker_name, "")
                 attribution = "third_party" if person else "unknown"
+        elif _SECOND_PERSON.match(clause) and utt.is_wearer:
+            # The wearer telling someone named in the same turn about themselves: "Ada, you're my only sister".
+            addressee = _addressee(utt.text, wearer)
+            if not addressee:
+                return None
+            grammatical, attribution, person = "second", "third_party", addressee
         elif _SECOND_PERSON.match(clause) and not utt.is_wearer:
             # "you" is the wearer only when the wearer is part of the exchange (adjacent turn or named).
             addressed = (prev and prev.is_wearer) or (nxt and nxt.is_wearer) or wearer.lower() in utt.text.lower()
@@ -373,17 +427,34 @@ class DeterministicExtractor(Extractor):
             return None
         flags: list[str] = []
         display_name = wearer if attribution == "user" else (person or "Someone")
-        content = render(clause, display_name, grammatical) if grammatical != "third" else _sentence(clause)
+        if grammatical == "second" and attribution == "third_party":
+            content = render(render(clause, person, "second").rstrip("."), wearer, "first")
+        else:
+            content = render(clause, display_name, grammatical) if grammatical != "third" else _sentence(clause)
         if len(_content_tokens(content) - {display_name.lower()}) < 2:
             return None
 
+        if (
+            grammatical == "first"
+            and utt.is_wearer
+            and kind in _SELF_STATEMENT_KINDS
+            and " we" not in f" {clause.lower()}"
+        ):
+            # The wearer saying it about themselves, plainly: the strongest evidence a transcript gives.
+            confidence = max(confidence, 0.9)
         if _HYPOTHETICAL.search(clause):
             confidence *= 0.3
             flags.append("hypothetical")
+        if kind == "preference" and _VAGUE_OBJECT.search(clause):
+            confidence *= 0.6
+            flags.append("vague object")
+        if _parallel_banter(clause, utt.text):
+            confidence *= 0.5
+            flags.append("parallel banter")
         if _HEDGE.search(clause):
             confidence *= 0.6
             flags.append("hedged")
-        if _SARCASM.search(clause):
+        if _SARCASM.search(clause) or _SARCASM.search(clean(utt.text)):
             confidence *= 0.4
             flags.append("sarcasm marker")
         if _REPORTED.search(clause):
@@ -418,6 +489,32 @@ class DeterministicExtractor(Extractor):
         )
 
 
+_PRONOUN_HEAD = re.compile(r"\b(?:i'm|you're|we're|he's|she's|they're|i am|you are)\s+(\w+(?:\s+\w+)?)", re.IGNORECASE)
+
+
+def _parallel_banter(clause: str, utterance: str) -> bool:
+    """ "I'm allergic to cats, you're allergic to cats": the same predicate tossed between pronouns is banter."""
+    heads = [m.group(1).lower() for m in _PRONOUN_HEAD.finditer(utterance)]
+    return len(heads) >= 2 and len(set(heads)) < len(heads)
+
+
+_VAGUE_OBJECT = re.compile(
+    r"\b(?:love|loves|like|likes|hate|hates|prefer|prefers)\s+(?:it|that|this|them|those|these|the one|one)\b",
+    re.IGNORECASE,
+)
+_SELF_STATEMENT_KINDS = {"health", "identity", "preference", "relationship", "work", "place"}
+
+
+def _addressee(text: str, wearer: str) -> str:
+    cleaned = clean(text)
+    for pattern in (_VOCATIVE_LEAD, _VOCATIVE_TAIL):
+        for m in pattern.finditer(cleaned):
+            name = m.group(1)
+            if name not in _NOT_NAMES and name.lower() != wearer.lower():
+                return name
+    return ""
+
+
 def _sentence(clause: str) -> str:
     clause = clause.strip(" ,.")
     return clause[:1].upper() + clause[1:] + "."
@@ -427,10 +524,12 @@ def _classify(clause: str) -> tuple[str | None, float, str]:
     for kind, pattern, confidence, importance in _KIND_RULES:
         if pattern.search(clause):
             return kind, confidence, importance
+    if _LIFE_EVENT.search(clause):
+        return "plan", 0.75, "normal"
     if _COMMITMENT.search(clause) and _TIME.search(clause):
-        return "commitment", 0.88, "normal"
+        return "commitment", 0.85, "normal"
     if _PLAN.search(clause) and _TIME.search(clause):
-        return "plan", 0.78, "normal"
+        return "plan", 0.68, "normal"
     return None, 0.0, "low"
 
 
@@ -458,11 +557,17 @@ def _resolve_speakers(conv: ConversationIn, wearer: str) -> dict[str, str]:
             continue
         for j in (i - 1, i + 1):
             if 0 <= j < len(utts) and utts[j].is_wearer:
-                for m in _VOCATIVE.finditer(utts[j].text):
-                    name = m.group(1) or m.group(2)
-                    if name and name not in _NOT_NAMES and name.lower() != wearer.lower():
+                text = clean(utts[j].text)
+                # A trailing vocative ("..., Petra!") is a safer name than a leading word.
+                found = [(m.group(1), 1) for m in _VOCATIVE_LEAD.finditer(text)]
+                found += [(m.group(1), 2) for m in _VOCATIVE_TAIL.finditer(text)]
+                for name, weight in found:
+                    kin = _KIN_VOCATIVES.get(name.lower())
+                    if kin:
+                        name, weight = f"{wearer}'s {kin}", weight + 1
+                    if (kin or name not in _NOT_NAMES) and name.lower() != wearer.lower():
                         votes.setdefault(utt.speaker_name, {}).setdefault(name, 0)
-                        votes[utt.speaker_name][name] += 1
+                        votes[utt.speaker_name][name] += weight
     taken = set(names.values())
     for label, counts in votes.items():
         best = max(counts.items(), key=lambda kv: kv[1])
@@ -480,21 +585,11 @@ def _later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, st
     return out
 
 
-def _cancelled_later(cand: Candidate, later, conv: ConversationIn, pos: int) -> bool:
+def _cancelled_later(cand: Candidate, later: list[str]) -> bool:
     """A plan is doubtful when a later utterance the same day cancels or moves something sharing its terms."""
-    terms = _content_tokens(cand.content) - {w.lower() for w in cand.content.split()[:1]}
-    key_terms = {t for t in terms if len(t) > 3}
-    started = False
-    for ci, p, text in later:
-        if not started:
-            # Start scanning after this utterance (conversation order is chronological).
-            if text is not None and p == pos and _same_conv(later, ci, conv):
-                started = True
-            continue
-        if _CANCEL.search(text) and len(key_terms & _content_tokens(text)) >= 1:
+    name = cand.content.split()[0].lower().strip("'s")
+    key_terms = {t for t in _content_tokens(cand.content) if len(t) > 3 and t != name}
+    for text in later:
+        if _CANCEL.search(text) and key_terms & _content_tokens(text):
             return True
     return False
-
-
-def _same_conv(later, ci, conv) -> bool:
-    return True

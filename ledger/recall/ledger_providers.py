@@ -1,0 +1,123 @@
+"""Recall providers for the ledger's own layers: facts, pinned facts and episodes.
+
+Every queryset goes through the ledger's policy helper ``licensed_for(ANSWERS_WITH_DISCLAIMER)``: accepted,
+pending and pending_review rows only. Rejected, retracted, contradicted, dropped... never reach recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from ledger import policy
+from ledger.models import Episode, Fact, PinnedFact
+from ledger.recall.planner import RecallItem
+from ledger.recall.providers import RecallProvider
+
+# Recall hands out anything usable in an answer, with its disclaimer when not accepted.
+RECALL_USE = policy.ANSWERS_WITH_DISCLAIMER
+
+
+def _when(dt) -> str:
+    return dt.isoformat(timespec="minutes") if dt else ""
+
+
+def fact_item(fact: Fact, *, kind: str, item_id: str, ref_id: int, strength: float) -> RecallItem:
+    subject = fact.subject_entity.name if fact.subject_entity_id else ""
+    return RecallItem(
+        id=item_id,
+        kind=kind,
+        text=fact.content,
+        permitted_uses=policy.permitted_uses(fact.status),
+        disclaimers=policy.disclaimers(
+            status=fact.status,
+            subject_kind=fact.subject_kind,
+            subject_name=subject,
+            capture_confidence=fact.capture_confidence,
+            veracity=fact.veracity,
+            previously_rejected=fact.previously_rejected,
+            uncertainty_reasons=fact.uncertainty_reasons,
+        ),
+        source_ref=f"fact:{fact.public_id}",
+        occurred_at=_when(fact.valid_from or fact.recorded_at),
+        strength=strength,
+        ref_id=ref_id,
+    )
+
+
+class FactProvider(RecallProvider):
+    kind = "fact"
+    name_field = "subject_entity__name"
+    date_field = "recorded_at"
+
+    def queryset(self, owner):
+        return Fact.objects.owned_by(owner).licensed_for(RECALL_USE)
+
+    def documents(self, rows: Iterable[Fact]) -> list[tuple[int, str]]:
+        return [(f.pk, f.content) for f in rows]
+
+    def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
+        rows = self.queryset(owner).filter(pk__in=ref_ids).select_related("subject_entity")
+        return {
+            f.pk: fact_item(f, kind="fact", item_id=str(f.public_id), ref_id=f.pk, strength=f.veracity) for f in rows
+        }
+
+
+class PinnedProvider(RecallProvider):
+    kind = "pinned"
+    search_field = "fact__search"
+    name_field = "fact__subject_entity__name"
+    date_field = "fact__recorded_at"
+
+    def queryset(self, owner):
+        return PinnedFact.objects.owned_by(owner).filter(fact__status__in=policy.statuses_permitting(RECALL_USE))
+
+    def documents(self, rows: Iterable[PinnedFact]) -> list[tuple[int, str]]:
+        return [(p.pk, p.fact.content) for p in rows]
+
+    def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
+        rows = self.queryset(owner).filter(pk__in=ref_ids).select_related("fact", "fact__subject_entity")
+        return {
+            p.pk: fact_item(p.fact, kind="pinned", item_id=str(p.public_id), ref_id=p.pk, strength=p.salience)
+            for p in rows
+        }
+
+
+def episode_text(ep: Episode) -> str:
+    parts = [ep.title.strip(), ep.summary.strip()]
+    if ep.topics:
+        parts.append("Topics: " + ", ".join(str(t) for t in ep.topics))
+    return " — ".join(p for p in parts if p)
+
+
+class EpisodeProvider(RecallProvider):
+    kind = "episode"
+    date_field = "started_at"
+    retention_setting = "ALMANAC_EPISODE_RETENTION_DAYS"
+
+    def queryset(self, owner):
+        return Episode.objects.owned_by(owner).licensed_for(RECALL_USE)
+
+    def documents(self, rows: Iterable[Episode]) -> list[tuple[int, str]]:
+        return [(e.pk, episode_text(e)) for e in rows]
+
+    def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
+        out = {}
+        for ep in self.queryset(owner).filter(pk__in=ref_ids):
+            disclaimers = ["Unconfirmed: not yet reviewed."] if ep.status in policy.PENDING_STATUSES else []
+            out[ep.pk] = RecallItem(
+                id=str(ep.public_id),
+                kind="episode",
+                text=episode_text(ep),
+                permitted_uses=policy.permitted_uses(ep.status),
+                disclaimers=disclaimers,
+                source_ref=f"episode:{ep.public_id}",
+                occurred_at=_when(ep.started_at or ep.created_at),
+                strength=ep.salience,
+                ref_id=ep.pk,
+            )
+        return out
+
+    def prune(self, owner, before: datetime) -> int:
+        deleted, _ = Episode.objects.owned_by(owner).filter(started_at__lt=before).delete()
+        return deleted

@@ -1,0 +1,725 @@
+"""Ledger writes. Every change to facts, evidence and entities is a commit (``ledger.chain.append``);
+memory layers (identity, pinned facts, episodes) are plain rows written here too.
+
+All functions take keyword-only arguments, never a request. Domain errors are ``ledger.exceptions``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from ledger import chain, hashing, policy, queries
+from ledger import mutations as M
+from ledger.exceptions import DomainError, InvalidMutation
+from ledger.models import (
+    Entity,
+    Episode,
+    Evidence,
+    Fact,
+    Refusal,
+    RefusalHit,
+)
+
+logger = logging.getLogger(__name__)
+
+CommitResult = chain.CommitResult
+RefusalCheck = queries.RefusalCheck
+
+
+@dataclass(frozen=True)
+class EvidenceIn:
+    """One piece of support for a claim, as a caller hands it to the ledger (quote already redacted)."""
+
+    source_type: str
+    source_ref: dict = field(default_factory=dict)
+    quote: str = ""
+    extractor_id: str = ""
+    extractor_version: str = ""
+    capture_confidence: float = 0.5
+    observed_at: datetime | None = None
+    source_label: str = ""
+    details: dict = field(default_factory=dict)
+
+
+@dataclass
+class ProposeResult:
+    outcome: str  # admitted | corroborated | duplicate | refused | escalated | contradicted
+    fact: Fact | None = None
+    commit_id: str = ""
+    refusal: RefusalCheck = field(default_factory=RefusalCheck)
+    previously_rejected: bool = False
+    conflict_with: Fact | None = None
+
+    @property
+    def admitted(self) -> bool:
+        return self.outcome in ("admitted", "escalated", "contradicted")
+
+
+@dataclass
+class ForgetReport:
+    facts: int = 0
+    evidence: int = 0
+    entities: int = 0
+    episodes: int = 0
+    commit_id: str = ""
+
+
+@dataclass
+class TimeoutReport:
+    decided: int = 0
+    accepted: int = 0
+    dropped: int = 0
+    owners: int = 0
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+def _clamp01(value, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidMutation(f"{name} must be a number between 0 and 1") from None
+    if not 0 <= v <= 1:
+        raise InvalidMutation(f"{name} must be between 0 and 1, got {v}")
+    return v
+
+
+def _check_choice(value: str, choices, name: str) -> str:
+    if value not in choices:
+        raise InvalidMutation(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _aware(value, name: str) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise InvalidMutation(f"{name} must be a timezone-aware datetime")
+    return value
+
+
+def _check_owner(obj, owner, what: str):
+    if obj is None or obj.owner_id != owner.pk:
+        raise DomainError(f"{what} not found")
+
+
+def _evidence_mutation(ev: EvidenceIn, fact_ref: str) -> dict:
+    if not isinstance(ev, EvidenceIn):
+        raise InvalidMutation("evidence must be ledger.services.EvidenceIn")
+    if not ev.source_type:
+        raise InvalidMutation("evidence needs a source_type")
+    return {
+        "type": M.ADD_EVIDENCE,
+        "fact_id": fact_ref,
+        "source_type": ev.source_type[:50],
+        "source_hash": hashing.short_hash(ev.source_label),
+        "capture_confidence": _clamp01(ev.capture_confidence, "evidence capture_confidence"),
+        "observed_at": hashing.iso(_aware(ev.observed_at, "evidence observed_at")),
+        "payload": {
+            "source_ref": ev.source_ref or {},
+            "source_label": ev.source_label,
+            "quote": ev.quote,
+            "extractor_id": ev.extractor_id,
+            "extractor_version": ev.extractor_version,
+            "details": ev.details or {},
+        },
+    }
+
+
+def _person_ref(owner, person, muts: list[dict], kind: str = "person") -> str:
+    """Entity id for ``person`` (Entity, name, or {"name", "kind", "aliases"}); adds an add_entity if new."""
+    if isinstance(person, Entity):
+        _check_owner(person, owner, "Entity")
+        return str(queries.surviving_entity(person).public_id)
+    if isinstance(person, dict):
+        name, kind, aliases = str(person.get("name", "")), person.get("kind", kind), list(person.get("aliases") or [])
+    else:
+        name, aliases = str(person or ""), []
+    name = name.strip()
+    if not name:
+        raise InvalidMutation("a person needs a name")
+    found = queries.find_entity(owner=owner, name=name)
+    if found is not None:
+        return str(found.public_id)
+    for i, m in enumerate(muts):  # same new person twice in one proposal
+        if m["type"] == M.ADD_ENTITY and hashing.normalize_name(m["payload"]["name"]) == hashing.normalize_name(name):
+            return f"${i}"
+    muts.append(
+        {
+            "type": M.ADD_ENTITY,
+            "kind": _check_choice(kind, M.ENTITY_KINDS, "entity kind"),
+            "payload": {"name": name[:200], "aliases": [a[:200] for a in aliases]},
+        }
+    )
+    return f"${len(muts) - 1}"
+
+
+def commit(
+    *, owner, mutations: list[dict], expected_head: str | None = None, author: str = "system", author_label: str = ""
+) -> CommitResult:
+    """Append raw mutations as one commit (see ``ledger.chain.append``). Raises HeadConflict, InvalidMutation."""
+    return chain.append(
+        owner=owner, mutations=mutations, expected_head=expected_head, author=author, author_label=author_label
+    )
+
+
+def _fact(owner, public_id) -> Fact:
+    return Fact.objects.select_related("subject_entity").get(owner=owner, public_id=public_id)
+
+
+# --- Admission -------------------------------------------------------------------------------------------
+def propose_fact(
+    *,
+    owner,
+    content: str,
+    evidence: EvidenceIn | list[EvidenceIn] | None = None,
+    predicate: str = "states",
+    arguments: dict | None = None,
+    subject: str = "user",
+    person=None,
+    objects=(),
+    capture_confidence: float = 0.5,
+    veracity: float = 0.5,
+    importance: str = "normal",
+    tags=(),
+    source_label: str = "",
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    status: str = "pending_review",
+    reason: str = "",
+    author: str = "extractor",
+    author_label: str = "",
+    on_duplicate: str = "corroborate",
+    exclusive: bool | None = None,
+) -> ProposeResult:
+    """Admit a claim through refusal, dedup and conflict checks, as one commit.
+
+    Outcomes: "refused" (a lasting refusal from the same source; nothing written, a RefusalHit logged),
+    "corroborated"/"duplicate" (an active fact already says this), "escalated" (conflicts with a held fact
+    and is ambiguous and material: admitted as pending_review), "contradicted" (weaker than the held fact:
+    admitted as contradicted), "admitted". A refused claim arriving from a different source is admitted as
+    pending_review and marked previously_rejected. Raises InvalidMutation for bad input.
+    """
+    content = (content or "").strip()
+    if not content:
+        raise InvalidMutation("content must not be empty")
+    _check_choice(subject, M.SUBJECT_KINDS, "subject")
+    _check_choice(importance, policy.IMPORTANCE_ORDER, "importance")
+    _check_choice(status, policy.STATUSES, "status")
+    _check_choice(on_duplicate, ("corroborate", "skip", "new"), "on_duplicate")
+    capture_confidence = _clamp01(capture_confidence, "capture_confidence")
+    veracity = _clamp01(veracity, "veracity")
+    if subject == "third_party" and person is None:
+        raise InvalidMutation("a third_party claim needs the person it is about")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise InvalidMutation("arguments must be an object keyed by slot")
+    evidence_list = [evidence] if isinstance(evidence, EvidenceIn) else list(evidence or [])
+    valid_from, valid_to = _aware(valid_from, "valid_from"), _aware(valid_to, "valid_to")
+    if valid_from and valid_to and valid_to <= valid_from:
+        raise InvalidMutation("valid_to must be after valid_from")
+
+    check = queries.check_refusal(
+        owner=owner,
+        content=content,
+        subject=subject,
+        person=person if subject == "third_party" else None,
+        objects=objects,
+        predicate=predicate,
+        arguments=arguments,
+        source_label=source_label,
+    )
+    if check.refused:
+        RefusalHit.objects.create(
+            owner=owner,
+            refusal=check.refusal,
+            decision_commit_id=check.decision_commit_id,
+            matched_on=check.matched_on,
+            similarity=check.similarity,
+            source_hash=hashing.short_hash(source_label),
+            proposition_key=queries.keys_for(
+                owner=owner, content=content, subject=subject, person=person, predicate=predicate, arguments=arguments
+            )[0],
+        )
+        logger.info("ledger: claim refused (%s) -> decision %s", check.matched_on, check.decision_commit_id[:12])
+        return ProposeResult("refused", refusal=check)
+
+    if check.previously_rejected and status in ("accepted", "pending"):
+        status, reason = "pending_review", reason or "previously-rejected"
+
+    # Duplicates: the same claim about the same subject, already held.
+    if on_duplicate != "new":
+        pkey, _ = queries.keys_for(
+            owner=owner, content=content, subject=subject, person=person, predicate=predicate, arguments=arguments
+        )
+        existing = queries.find_by_proposition_key(owner=owner, key=pkey) or queries.find_by_text(
+            owner=owner, content=content, subject=subject, person=person
+        )
+        if existing is not None:
+            if on_duplicate == "skip" or not evidence_list:
+                return ProposeResult("duplicate", fact=existing, refusal=check)
+            result = commit(
+                owner=owner,
+                mutations=[_evidence_mutation(ev, str(existing.public_id)) for ev in evidence_list],
+                author=author,
+                author_label=author_label,
+            )
+            return ProposeResult(
+                "corroborated", fact=_fact(owner, existing.public_id), commit_id=result.commit_id, refusal=check
+            )
+
+    muts: list[dict] = []
+    subject_ref = _person_ref(owner, person, muts) if subject == "third_party" else None
+    object_refs = [_person_ref(owner, o, muts, kind="other") for o in objects]
+    fact_index = len(muts)
+    add_fact = {
+        "type": M.ADD_FACT,
+        "subject_kind": subject,
+        "subject_entity_id": subject_ref,
+        "object_entity_ids": object_refs,
+        "importance": importance,
+        "status": status,
+        "capture_confidence": capture_confidence,
+        "veracity": veracity,
+        "valid_from": hashing.iso(valid_from),
+        "valid_to": hashing.iso(valid_to),
+        "previously_rejected": check.previously_rejected,
+        "refusal_commit_id": check.decision_commit_id if check.previously_rejected else "",
+        "token_hashes": hashing.token_signature(
+            content, queries.subject_names(owner=owner, subject=subject, person=person)
+        ),
+        "payload": {
+            "content": content,
+            "predicate": predicate or "states",
+            "arguments": arguments or {},
+            "tags": [str(t)[:100] for t in tags],
+            "source_label": source_label[:200],
+            "reason": reason[:200],
+        },
+    }
+    muts.append(add_fact)
+    for ev in evidence_list:
+        muts.append(_evidence_mutation(ev, f"${fact_index}"))
+
+    outcome, held = "admitted", None
+    is_exclusive = exclusive if exclusive is not None else predicate in policy.EXCLUSIVE_PREDICATES
+    if is_exclusive and status in policy.ACTIVE_STATUSES and arguments:
+        held = _conflicting_fact(owner, subject, person, predicate, content, arguments)
+        if held is not None:
+            decision = policy.conflict_resolution(
+                new_veracity=veracity,
+                new_importance=importance,
+                held_veracity=held.veracity,
+                held_importance=held.importance,
+            )
+            if decision == "escalate":
+                outcome = "escalated"
+                add_fact["status"] = "pending_review"
+                add_fact["payload"]["reason"] = "conflict-escalated"
+            elif decision == "keep_held":
+                outcome = "contradicted"
+                add_fact["status"] = "contradicted"
+                add_fact["payload"]["reason"] = "weaker-than-held"
+            else:
+                later = valid_from is not None and (held.valid_from is None or valid_from > held.valid_from)
+                muts.append(
+                    {
+                        "type": M.SUPERSEDE_FACT,
+                        "old_fact_id": str(held.public_id),
+                        "new_fact_id": f"${fact_index}",
+                        "kind": "update" if later else "contradict",
+                    }
+                )
+    result = commit(owner=owner, mutations=muts, author=author, author_label=author_label)
+    fact = _fact(owner, result.created_ids[fact_index])
+    return ProposeResult(
+        outcome,
+        fact=fact,
+        commit_id=result.commit_id,
+        refusal=check,
+        previously_rejected=check.previously_rejected,
+        conflict_with=Fact.objects.get(pk=held.pk) if held is not None else None,
+    )
+
+
+def _conflicting_fact(owner, subject, person, predicate, content, arguments) -> Fact | None:
+    qs = Fact.objects.owned_by(owner).active().filter(predicate=predicate)
+    qs = queries._filter_subject(qs, owner, subject, person if subject == "third_party" else None)
+    skey = queries.resolve_subject_key(owner=owner, subject=subject, person=person)
+    pkey = hashing.proposition_key(skey, predicate, arguments, content)
+    return qs.exclude(proposition_key=pkey).valid_at(timezone.now()).order_by("-recorded_at").first()
+
+
+def add_evidence(
+    *, owner, fact: Fact, evidence: EvidenceIn, author: str = "extractor", author_label: str = ""
+) -> Evidence:
+    """Corroborate ``fact`` with one more piece of evidence (raises veracity when from another source)."""
+    _check_owner(fact, owner, "Fact")
+    result = commit(
+        owner=owner,
+        mutations=[_evidence_mutation(evidence, str(fact.public_id))],
+        author=author,
+        author_label=author_label,
+    )
+    return Evidence.objects.get(owner=owner, public_id=result.created_ids[0])
+
+
+def decide(
+    *,
+    owner,
+    fact: Fact,
+    status: str,
+    reason: str = "",
+    veracity: float | None = None,
+    author: str = "reviewer",
+    author_label: str = "",
+) -> Fact:
+    """Set a fact's epistemic status (review decisions, promotions, demotions). Rejection records a refusal."""
+    _check_owner(fact, owner, "Fact")
+    _check_choice(status, policy.STATUSES, "status")
+    m = {"type": M.SET_STATUS, "fact_id": str(fact.public_id), "status": status, "payload": {"reason": reason[:200]}}
+    if veracity is not None:
+        m["veracity"] = _clamp01(veracity, "veracity")
+    commit(owner=owner, mutations=[m], author=author, author_label=author_label)
+    return _fact(owner, fact.public_id)
+
+
+set_status = decide
+
+
+def supersede(
+    *,
+    owner,
+    old: Fact,
+    new: Fact,
+    kind: str = "update",
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    author: str = "system",
+    author_label: str = "",
+) -> Fact:
+    """``new`` replaces ``old``: kind "update" (the world changed; old holds until new's valid_from) or
+    "contradict" (old was wrong: it becomes contradicted). Returns the refreshed old fact."""
+    _check_owner(old, owner, "Fact")
+    _check_owner(new, owner, "Fact")
+    _check_choice(kind, M.SUPERSEDE_KINDS, "kind")
+    m = {"type": M.SUPERSEDE_FACT, "old_fact_id": str(old.public_id), "new_fact_id": str(new.public_id), "kind": kind}
+    valid_from, valid_to = _aware(valid_from, "valid_from"), _aware(valid_to, "valid_to")
+    if valid_from:
+        m["valid_from"] = hashing.iso(valid_from)
+    if valid_to:
+        m["valid_to"] = hashing.iso(valid_to)
+    commit(owner=owner, mutations=[m], author=author, author_label=author_label)
+    return _fact(owner, old.public_id)
+
+
+def refine(
+    *, owner, fact: Fact, content: str, arguments: dict | None = None, predicate: str | None = None, author="user"
+) -> Fact:
+    """Restate a fact more precisely (same fact, new version)."""
+    _check_owner(fact, owner, "Fact")
+    content = (content or "").strip()
+    if not content:
+        raise InvalidMutation("content must not be empty")
+    skey = hashing.subject_key(fact.subject_kind, str(fact.subject_entity.public_id) if fact.subject_entity else None)
+    pred = predicate or fact.predicate
+    args = arguments if arguments is not None else fact.arguments
+    payload = {"content": content}
+    if predicate:
+        payload["predicate"] = predicate
+    if arguments is not None:
+        payload["arguments"] = arguments
+    names = [fact.subject_entity.name, *fact.subject_entity.aliases] if fact.subject_entity else []
+    m = {
+        "type": M.REFINE_FACT,
+        "fact_id": str(fact.public_id),
+        "proposition_key": hashing.proposition_key(skey, pred, args, content),
+        "token_hashes": hashing.token_signature(content, names),
+        "payload": payload,
+    }
+    commit(owner=owner, mutations=[m], author=author)
+    return _fact(owner, fact.public_id)
+
+
+def retract(*, owner, fact: Fact, reason: str = "", author: str = "user", author_label: str = "") -> Fact:
+    """Withdraw a fact as untrue. A lasting refusal keeps re-extractions from bringing it back."""
+    _check_owner(fact, owner, "Fact")
+    m = {"type": M.RETRACT_FACT, "fact_id": str(fact.public_id), "payload": {"reason": reason[:200]}}
+    commit(owner=owner, mutations=[m], author=author, author_label=author_label)
+    return _fact(owner, fact.public_id)
+
+
+def remove_evidence(*, owner, evidence: Evidence, author: str = "user") -> None:
+    """Delete one piece of evidence (e.g. attached by mistake). The fact keeps its other evidence."""
+    _check_owner(evidence, owner, "Evidence")
+    commit(owner=owner, mutations=[{"type": M.REMOVE_EVIDENCE, "evidence_id": str(evidence.public_id)}], author=author)
+
+
+def tombstone_evidence(
+    *, owner, evidence: Evidence, reason: str = "", source_deleted: bool = False, author: str = "system"
+) -> Evidence:
+    """Withdraw one support but keep the record. A fact left without live evidence becomes
+    ``source_tombstoned`` (source_deleted=True) or ``tombstoned``."""
+    _check_owner(evidence, owner, "Evidence")
+    m = {
+        "type": M.TOMBSTONE_EVIDENCE,
+        "evidence_id": str(evidence.public_id),
+        "source_deleted": source_deleted,
+        "payload": {"reason": reason[:200] or ("source_deleted" if source_deleted else "withdrawn")},
+    }
+    commit(owner=owner, mutations=[m], author=author)
+    return Evidence.objects.get(pk=evidence.pk)
+
+
+# --- Entities -------------------------------------------------------------------------------------------
+def ensure_entity(*, owner, name: str, kind: str = "person", aliases=(), author: str = "system") -> Entity:
+    """The entity named ``name`` (by name or alias), created if new."""
+    found = queries.find_entity(owner=owner, name=name)
+    if found is not None:
+        return found
+    muts: list[dict] = []
+    _person_ref(owner, {"name": name, "kind": kind, "aliases": list(aliases)}, muts)
+    result = commit(owner=owner, mutations=muts, author=author)
+    return Entity.objects.get(owner=owner, public_id=result.created_ids[0])
+
+
+def merge_entities(*, owner, target: Entity, others, author: str = "user") -> Entity:
+    """Merge ``others`` into ``target``: names become aliases, facts point at ``target``."""
+    _check_owner(target, owner, "Entity")
+    others = list(others)
+    for o in others:
+        _check_owner(o, owner, "Entity")
+    m = {"type": M.MERGE_ENTITIES, "target_id": str(target.public_id), "source_ids": [str(o.public_id) for o in others]}
+    commit(owner=owner, mutations=[m], author=author)
+    return Entity.objects.get(pk=target.pk)
+
+
+def split_entity(*, owner, entity: Entity, name: str, aliases=(), fact_ids=(), kind=None, author="user") -> Entity:
+    """Split a wrongly merged entity: a new entity ``name`` takes ``fact_ids`` and ``aliases``."""
+    _check_owner(entity, owner, "Entity")
+    if not (name or "").strip():
+        raise InvalidMutation("the new entity needs a name")
+    moved = [name, *aliases]
+    m = {
+        "type": M.SPLIT_ENTITY,
+        "entity_id": str(entity.public_id),
+        "fact_ids": [str(f) for f in fact_ids],
+        "remove_alias_hashes": sorted({hashing.short_hash("name:" + hashing.normalize_name(a)) for a in moved}),
+        "payload": {"name": name.strip(), "aliases": list(aliases)},
+    }
+    if kind:
+        m["kind"] = kind
+    result = commit(owner=owner, mutations=[m], author=author)
+    return Entity.objects.get(owner=owner, public_id=result.created_ids[0])
+
+
+def reassign_fact_subject(*, owner, fact: Fact, subject: str, person=None, author: str = "user") -> Fact:
+    """Correct whom a fact is about (user / third_party with a person / unknown)."""
+    _check_owner(fact, owner, "Fact")
+    _check_choice(subject, M.SUBJECT_KINDS, "subject")
+    muts: list[dict] = []
+    ref = None
+    if subject == "third_party":
+        if person is None:
+            raise InvalidMutation("a third_party subject needs the person")
+        ref = _person_ref(owner, person, muts)
+    m = {"type": M.REASSIGN_FACT_SUBJECT, "fact_id": str(fact.public_id), "subject_kind": subject}
+    if ref:
+        m["subject_entity_id"] = ref
+        if not ref.startswith("$"):
+            m["proposition_key"] = hashing.proposition_key(
+                hashing.subject_key(subject, ref), fact.predicate, fact.arguments, fact.content
+            )
+    else:
+        m["proposition_key"] = hashing.proposition_key(subject, fact.predicate, fact.arguments, fact.content)
+    muts.append(m)
+    commit(owner=owner, mutations=muts, author=author)
+    return _fact(owner, fact.public_id)
+
+
+# --- Forget ----------------------------------------------------------------------------------------------
+def _fact_refusal(fact: Fact, kind: str = "forgotten") -> dict:
+    sources = {fact.source_hash, *fact.evidence.values_list("source_hash", flat=True)}
+    return {
+        "kind": kind,
+        "subject_key": hashing.subject_key(
+            fact.subject_kind, str(fact.subject_entity.public_id) if fact.subject_entity_id else None
+        ),
+        "proposition_key": fact.proposition_key,
+        "text_key": fact.text_key,
+        "token_hashes": list(fact.token_hashes),
+        "source_hashes": sorted(s for s in sources if s),
+        "name_hashes": [],
+    }
+
+
+def _forget_episodes(owner, source_type: str | None = None, source_ref: dict | None = None, entity_names=()) -> int:
+    qs = Episode.objects.owned_by(owner)
+    if source_ref is None:
+        return 0
+    matched = qs.filter(source_ref__contains=source_ref)
+    if source_type:
+        matched = matched.filter(source_type=source_type)
+    return _delete_episodes(owner, list(matched.values_list("pk", flat=True)))
+
+
+def forget(*, owner, fact: Fact, author: str = "user") -> str:
+    """Right to be forgotten for one fact: fact, evidence and versions deleted, earlier commits' content
+    dropped (hashes kept, chain still verifies), a refusal (hashes only) keeps it from coming back."""
+    _check_owner(fact, owner, "Fact")
+    m = {
+        "type": M.FORGET,
+        "scope": "fact",
+        "fact_ids": [str(fact.public_id)],
+        "refusals": [_fact_refusal(fact)],
+    }
+    return commit(owner=owner, mutations=[m], author=author).commit_id
+
+
+def forget_source(*, owner, source_type: str, source_ref: dict, author: str = "user") -> ForgetReport:
+    """Forget everything derived from one source document (a transcript day, a conversation, a screen
+    event): evidence whose source_ref contains ``source_ref``; facts left with no other evidence; episodes."""
+    if not isinstance(source_ref, dict) or not source_ref:
+        raise InvalidMutation("source_ref must be a non-empty object")
+    with transaction.atomic():
+        evidence = list(
+            Evidence.objects.owned_by(owner)
+            .filter(source_type=source_type, source_ref__contains=source_ref)
+            .select_related("fact", "fact__subject_entity")
+        )
+        by_fact: dict[int, list[Evidence]] = {}
+        for ev in evidence:
+            by_fact.setdefault(ev.fact_id, []).append(ev)
+        fact_ids, evidence_ids, refusals = [], [], []
+        for evs in by_fact.values():
+            fact = evs[0].fact
+            if fact.evidence.count() == len(evs):
+                fact_ids.append(str(fact.public_id))
+                refusals.append(_fact_refusal(fact))
+            else:
+                evidence_ids.extend(str(e.public_id) for e in evs)
+        report = ForgetReport(facts=len(fact_ids), evidence=len(evidence))
+        if fact_ids or evidence_ids:
+            m = {
+                "type": M.FORGET,
+                "scope": "source",
+                "scope_hash": hashing.digest({"source_type": source_type, "source_ref": source_ref}),
+                "fact_ids": sorted(fact_ids),
+                "evidence_ids": sorted(evidence_ids),
+                "refusals": refusals,
+            }
+            report.commit_id = commit(owner=owner, mutations=[m], author=author).commit_id
+        report.episodes = _forget_episodes(owner, source_type, source_ref)
+    return report
+
+
+def forget_entity(*, owner, entity: Entity, author: str = "user") -> ForgetReport:
+    """Forget a person everywhere: every fact about or naming them (any source), the entity (and entities
+    merged into it), their episodes' mentions; a lasting refusal blocks the name from every source."""
+    _check_owner(entity, owner, "Entity")
+    root = queries.surviving_entity(entity)
+    group = {str(root.public_id)}
+    frontier = [str(root.public_id)]
+    while frontier:
+        nxt = [
+            str(p)
+            for p in Entity.objects.owned_by(owner).filter(merged_into__in=frontier).values_list("public_id", flat=True)
+        ]
+        frontier = [p for p in nxt if p not in group]
+        group.update(frontier)
+    entities = list(Entity.objects.owned_by(owner).filter(public_id__in=group))
+    names = {n for e in entities for n in [e.name, *e.aliases] if n}
+    facts: dict[str, Fact] = {}
+    for eid in group:
+        for f in Fact.objects.owned_by(owner).about_entity(eid):
+            facts[str(f.public_id)] = f
+    for name in names:
+        sig = hashing.token_signature(name)
+        if sig:
+            for f in Fact.objects.owned_by(owner).filter(token_hashes__contains=sig):
+                facts[str(f.public_id)] = f
+    refusals = [
+        {
+            "kind": Refusal.Kind.FORGOTTEN_ENTITY,
+            "subject_key": "",
+            "proposition_key": "",
+            "text_key": "",
+            "token_hashes": hashing.token_signature(name),
+            "source_hashes": [],
+            "name_hashes": [hashing.short_hash("name:" + hashing.normalize_name(name))],
+        }
+        for name in sorted(names)
+    ]
+    m = {
+        "type": M.FORGET,
+        "scope": "entity",
+        "fact_ids": sorted(facts),
+        "entity_ids": sorted(group),
+        "refusals": refusals,
+    }
+    with transaction.atomic():
+        cid = commit(owner=owner, mutations=[m], author=author).commit_id
+        doomed = []
+        for ep in Episode.objects.owned_by(owner):
+            text = " ".join([ep.title, ep.summary, *map(str, ep.entities), *map(str, ep.topics)])
+            tokens = set(hashing.token_signature(text))
+            if any(set(hashing.token_signature(n)) <= tokens for n in names if hashing.token_signature(n)):
+                doomed.append(ep.pk)
+        episodes = _delete_episodes(owner, doomed)
+    return ForgetReport(facts=len(facts), entities=len(group), episodes=episodes, commit_id=cid)
+
+
+# --- Timeouts -------------------------------------------------------------------------------------------
+def decide_timeouts(*, owner=None, older_than: timedelta | None = None, now: datetime | None = None) -> TimeoutReport:
+    """Decide pending items nobody reviewed within the timeout (``policy.timeout_decision``); counted."""
+    now = now or timezone.now()
+    older_than = older_than or timedelta(days=getattr(settings, "ALMANAC_LEDGER_PENDING_TIMEOUT_DAYS", 14))
+    qs = Fact.objects.filter(status__in=policy.PENDING_STATUSES, updated_at__lt=now - older_than)
+    if owner is not None:
+        qs = qs.filter(owner=owner)
+    report = TimeoutReport()
+    owners = set()
+    for fact in qs.select_related("owner").order_by("owner_id", "recorded_at").iterator():
+        status, reason = policy.timeout_decision(
+            status=fact.status,
+            veracity=fact.veracity,
+            capture_confidence=fact.capture_confidence,
+            importance=fact.importance,
+        )
+        if status == fact.status:
+            continue
+        decide(owner=fact.owner, fact=fact, status=status, reason=reason, author="system", author_label="timeout")
+        owners.add(fact.owner_id)
+        report.decided += 1
+        if status == "accepted":
+            report.accepted += 1
+        else:
+            report.dropped += 1
+    report.owners = len(owners)
+    if report.decided:
+        logger.info(
+            "ledger: %d timeout decisions (%d accepted, %d dropped)", report.decided, report.accepted, report.dropped
+        )
+    return report
+
+
+# --- Memory layers (re-exported; see ledger/layers.py) -----------------------------------------------------
+from ledger.layers import (  # noqa: E402, F401
+    EPISODE_FIELDS,
+    _delete_episodes,
+    delete_episode,
+    delete_identity_override,
+    derive_identity_narrative,
+    pin_fact,
+    record_usage,
+    set_identity_narrative,
+    set_identity_override,
+    unpin_fact,
+    update_episode,
+    update_pinned,
+    upsert_episode,
+)

@@ -1,0 +1,257 @@
+"""Sync: fetch days from a provider, run the pipeline, store changed days, log a SyncRun.
+
+Nothing from a provider is written, logged or queued before it has been through the pipeline (redaction
+included). Warnings and errors stored on the SyncRun are redacted too and never contain credentials.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from datetime import date, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django_q.tasks import async_task
+
+from memory_site.services import user_timezone
+from wearables.connectors import ProviderError
+from wearables.models import DayTranscript, NativeMemoryImport, Source, SyncRun, Utterance
+from wearables.pipeline import STEPS, Convo, Turn, from_raw, redact_text, run_pipeline
+from wearables.services.config import build_config, redaction_patterns
+from wearables.services.errors import WearablesError
+from wearables.services.sources import connector_for, get_source, get_wearables_settings
+from wearables.services.transcripts import NATIVE_MEMORIES_TASK, spans_from_json, write_day
+
+logger = logging.getLogger(__name__)
+
+MAX_DAYS = 366
+# Bee has no wearer flag and aligns against the others, so it goes last.
+SYNC_ORDER = {"limitless": 0, "omi": 1, "bee": 2}
+
+
+def recent_dates(owner, days: int, *, end: date | None = None) -> list[date]:
+    """The last ``days`` local days of the user, oldest first, ending today (user's timezone)."""
+    if days < 1 or days > MAX_DAYS:
+        raise WearablesError(f"days must be between 1 and {MAX_DAYS}")
+    end = end or timezone.now().astimezone(user_timezone(owner)).date()
+    return [end - timedelta(days=n) for n in range(days - 1, -1, -1)]
+
+
+def _dedupe(convos: list[Convo]) -> list[Convo]:
+    seen: dict[str, Convo] = {}
+    for c in convos:
+        seen.setdefault(c.external_id, c)  # a cycling cursor can return the same conversation twice
+    return list(seen.values())
+
+
+def process_day(owner, source: Source, local_date: date, raw_conversations, *, tz) -> list[Convo]:
+    """Pure part of a day's sync: raw provider conversations → processed conversations of that local day."""
+    convos = [from_raw(r) for r in raw_conversations]
+    convos = [c for c in _dedupe(convos) if c.started_at.astimezone(tz).date() == local_date]
+    return run_pipeline(convos, build_config(owner, source, local_date))
+
+
+def sync(
+    *,
+    owner,
+    source: Source | str,
+    dates: list[date] | None = None,
+    force_memories: bool = False,
+    trigger: str = "manual",
+    progress: Callable[[str], None] | None = None,
+) -> SyncRun:
+    """Fetch, clean and store ``dates`` (default: yesterday and today, local) for one source.
+
+    Side effects: DayTranscript/Conversation/Utterance rows for days whose content changed, a memory pass queued
+    (after commit) for each changed day (every day with ``force_memories``), provider-native memories imported,
+    optional markdown export, one SyncRun. Provider failures are recorded on the SyncRun, not raised; a
+    disabled source raises WearablesError.
+    """
+    if isinstance(source, str):
+        source = get_source(owner, source)
+    if source.owner_id != owner.pk:
+        raise WearablesError("Unknown source")
+    if not source.enabled:
+        raise WearablesError(f"{source.get_kind_display()} is disabled: enable it on the Sources page first")
+    dates = sorted(set(dates or recent_dates(owner, 2)))
+    if len(dates) > MAX_DAYS:
+        raise WearablesError(f"At most {MAX_DAYS} days per sync")
+    tz = user_timezone(owner)
+    export = get_wearables_settings(owner).export_markdown
+    patterns = redaction_patterns(owner)
+    run = SyncRun.objects.create(
+        owner=owner, source=source, window_start=dates[0], window_end=dates[-1], trigger=trigger
+    )
+    started = time.monotonic()
+    warnings: list[str] = []
+    errors: list[str] = []
+    connector = connector_for(source)
+    succeeded = 0
+    for n, day in enumerate(dates, 1):
+        try:
+            result = connector.fetch_day(day, tz)
+            run.pages += result.pages
+            warnings += [f"{day}: {redact_text(w, patterns)}" for w in result.warnings]
+            convos = process_day(owner, source, day, result.conversations, tz=tz)
+            _, changed = write_day(
+                owner=owner,
+                source=source,
+                local_date=day,
+                tz_name=str(tz.key),
+                convos=convos,
+                force_memories=force_memories,
+                export=export,
+            )
+            run.conversations += len(convos)
+            run.utterances += sum(len(c.turns) for c in convos)
+            run.days_changed += int(changed)
+            succeeded += 1
+            if changed and any(c.elided for c in convos):
+                # Another device may have stored this stretch before (it mis-heard the marker): scrub it too.
+                reprocess_stored_days(
+                    owner=owner, dates=[day - timedelta(days=1), day, day + timedelta(days=1)], exclude=source
+                )
+            if progress:
+                progress(f"{source.kind} {day}: {len(convos)} conversations, {'changed' if changed else 'unchanged'}")
+        except ProviderError as exc:
+            errors.append(f"{day}: {redact_text(exc.message, patterns)}")
+            if progress:
+                progress(f"{source.kind} {day}: failed: {redact_text(exc.message, patterns)}")
+            if exc.permanent:
+                errors.append(f"stopped after {n} of {len(dates)} days: the provider refused the request")
+                break
+        except Exception as exc:  # noqa: BLE001 - one bad day must not lose the others; type only (no text)
+            logger.error("wearables sync of %s %s failed: %s", source.kind, day, exc.__class__.__name__)
+            errors.append(f"{day}: internal error ({exc.__class__.__name__})")
+    if succeeded:
+        try:
+            warnings += _import_native_memories(owner, source, connector, patterns)
+        except ProviderError as exc:
+            warnings.append(f"native memories: {redact_text(exc.message, patterns)}")
+    run.warnings = warnings
+    run.errors = errors
+    run.duration_ms = int((time.monotonic() - started) * 1000)
+    run.finished_at = timezone.now()
+    if not errors:
+        run.status = SyncRun.Status.OK
+    elif succeeded == 0:
+        run.status = SyncRun.Status.FAILED
+    else:
+        run.status = SyncRun.Status.PARTIAL
+    run.save()
+    return run
+
+
+def _import_native_memories(owner, source: Source, connector, patterns) -> list[str]:
+    """Store the provider's own memories (redacted) once per id; queue new or changed ones for the trust area."""
+    if source.import_native_memories == Source.NativeMode.OFF:
+        return []
+    fresh: list[int] = []
+    with transaction.atomic():
+        for m in connector.fetch_native_memories():
+            text = redact_text((m.text or "").strip(), patterns)
+            if not text:
+                continue
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            external_id = str(m.external_id)[:200]
+            row = NativeMemoryImport.objects.filter(source=source, external_id=external_id).first()
+            if row is not None and row.content_hash == digest:
+                continue
+            row, _ = NativeMemoryImport.objects.update_or_create(
+                source=source,
+                external_id=external_id,
+                defaults={"owner": owner, "text": text, "content_hash": digest, "occurred_at": m.created_at},
+            )
+            fresh.append(row.pk)
+        if fresh:
+            transaction.on_commit(
+                lambda: async_task(NATIVE_MEMORIES_TASK, source.pk, fresh, group="wearables-native-memories")
+            )
+    return []
+
+
+def sync_enabled_sources(
+    *, owner, dates: list[date] | None = None, force_memories: bool = False, trigger: str = "manual", progress=None
+) -> list[SyncRun]:
+    """Sync every enabled source of ``owner`` (Bee last: it aligns against the devices that flag the wearer)."""
+    sources = sorted(Source.objects.owned_by(owner).enabled(), key=lambda s: SYNC_ORDER.get(s.kind, 9))
+    return [
+        sync(owner=owner, source=s, dates=dates, force_memories=force_memories, trigger=trigger, progress=progress)
+        for s in sources
+    ]
+
+
+# --- Re-processing stored days (after a speaker, correction or redaction-rule change) ---------------------
+LOCAL_STEPS = {"cross_device_off_record", "corrections", "final_redaction", "speakers"}
+
+
+def _stored_convos(transcript: DayTranscript) -> list[Convo]:
+    convos = []
+    utterances = Utterance.objects.filter(transcript=transcript).order_by("index")
+    by_conv: dict[int, list[Turn]] = {}
+    for u in utterances:
+        by_conv.setdefault(u.conversation_id, []).append(
+            Turn(
+                text=u.text,
+                speaker_label=u.speaker_label,
+                speaker_name=u.provider_speaker_name,
+                is_wearer=u.provider_is_wearer,
+                person_id=u.provider_person_id or None,
+                started_at=u.started_at,
+                ended_at=u.ended_at,
+                provider_is_wearer=u.provider_is_wearer,
+                provider_speaker_name=u.provider_speaker_name,
+            )
+        )
+    for c in transcript.conversations.all():
+        convos.append(
+            Convo(
+                source=transcript.source.kind,
+                external_id=c.external_id,
+                started_at=c.started_at,
+                ended_at=c.ended_at,
+                title=c.title,
+                turns=by_conv.get(c.pk, []),
+                elided=spans_from_json(c.elided_spans),  # the markers are gone from stored text: keep the spans
+            )
+        )
+    return convos
+
+
+def reprocess_stored_days(
+    *, owner, source: Source | None = None, dates: list[date] | None = None, exclude: Source | None = None
+) -> int:
+    """Re-apply corrections, redaction and speaker labeling to stored days without fetching; returns days changed.
+
+    Days whose content changes get a new hash and a memory pass, exactly like a sync.
+    """
+    qs = DayTranscript.objects.owned_by(owner).select_related("source").order_by("local_date")
+    if source is not None:
+        qs = qs.filter(source=source)
+    if dates is not None:
+        qs = qs.filter(local_date__in=dates)
+    if exclude is not None:
+        qs = qs.exclude(source=exclude)
+    changed = 0
+    export = get_wearables_settings(owner).export_markdown
+    # Flagging devices first, so Bee can align against their (possibly relabeled) days.
+    for transcript in sorted(qs, key=lambda t: (t.local_date, SYNC_ORDER.get(t.source.kind, 9))):
+        cfg = build_config(owner, transcript.source, transcript.local_date)
+        convos = _stored_convos(transcript)
+        for step in STEPS:
+            if step.NAME in LOCAL_STEPS and step.able_to_run(cfg):
+                convos = step.run(convos, cfg)
+        convos = [c for c in convos if c.turns]
+        _, did_change = write_day(
+            owner=owner,
+            source=transcript.source,
+            local_date=transcript.local_date,
+            tz_name=transcript.timezone,
+            convos=convos,
+            export=export,
+        )
+        changed += int(did_change)
+    return changed
