@@ -47,7 +47,7 @@ else:
     # libpq takes the socket directory from ?host=; Django tools (and our tests) expect it in HOST.
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host", "")
 DATABASES["default"].setdefault("TEST", {})["NAME"] = env.str("ALMANAC_TEST_DATABASE", default="test_almanac")
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("ALMANAC_CONN_MAX_AGE", default=0)
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("ALMANAC_CONN_MAX_AGE", default=60)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [

@@ -15,13 +15,15 @@ from ledger.exceptions import DomainError
 from ledger.owned import get_owned_or_404
 from memory_site import health as health_checks
 from memory_site import mcp, services
+from memory_site.dashboard import summary as dashboard_summary
 from memory_site.models import ApiToken
 
 
 @require_GET
 @login_required
 def dashboard(request):
-    return render(request, "memory_site/dashboard.html", {"health": health_checks.health()})
+    context = {"health": health_checks.health(), "summary": dashboard_summary(request.user)}
+    return render(request, "memory_site/dashboard.html", context)
 
 
 def _settings_context(request, **extra) -> dict:

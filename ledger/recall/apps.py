@@ -14,3 +14,8 @@ class RecallConfig(AppConfig):
         register_provider("pinned", PinnedProvider())
         register_provider("episodes", EpisodeProvider())
         register_provider("facts", FactProvider())
+
+        from ledger.forgetting import register_forget_hook
+        from ledger.recall.forget import forget_copies
+
+        register_forget_hook(forget_copies)

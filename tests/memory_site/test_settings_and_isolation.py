@@ -57,3 +57,13 @@ def test_pages_require_login(client):
         response = client.get(url)
         assert response.status_code == 302, url
         assert "/login/" in response["Location"]
+
+
+def test_dashboard_counts_only_my_memories(auth_client, user, other_user):
+    from tests.factories import FactFactory
+
+    FactFactory(owner=user, content="Alice grows tomatoes", status="accepted")
+    FactFactory(owner=user, content="Alice might own a kayak", pending=True)
+    FactFactory(owner=other_user, content="Bob plays chess", status="accepted")
+    summary = auth_client.get("/").context["summary"]
+    assert (summary["memories_accepted"], summary["memories_waiting"]) == (1, 1)

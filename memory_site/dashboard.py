@@ -1,0 +1,22 @@
+"""What the dashboard shows: a few counts from each area, owner-scoped, in a handful of queries."""
+
+from __future__ import annotations
+
+from ledger import queries as ledger_queries
+from review import queries as review_queries
+from wearables.models import DayTranscript, Source, SyncRun
+
+
+def summary(user) -> dict:
+    counts = ledger_queries.pending_counts(owner=user)
+    sources = list(Source.objects.owned_by(user).order_by("kind"))
+    last_runs = {}
+    for run in SyncRun.objects.owned_by(user).order_by("source_id", "-started_at").distinct("source_id"):
+        last_runs[run.source_id] = run
+    return {
+        "memories_accepted": counts.get("accepted", 0),
+        "memories_waiting": review_queries.queue_size(owner=user),
+        "memories_rejected": counts.get("rejected", 0),
+        "transcript_days": DayTranscript.objects.owned_by(user).count(),
+        "sources": [{"source": s, "last_run": last_runs.get(s.pk)} for s in sources],
+    }

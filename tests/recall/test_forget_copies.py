@@ -1,0 +1,44 @@
+"""Forgetting a fact also removes recall's vectors, usage counts and any cached context block quoting it."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+
+from ledger import services as ledger_services
+from ledger.recall import search, services
+from ledger.recall.models import Embedding, Usage
+from ledger.recall.providers import providers_for
+from tests.factories import FactFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    cache.clear()
+    search.forget_stats()
+    yield
+    search.forget_stats()
+
+
+def test_forget_removes_vectors_usage_and_cached_blocks(user):
+    ledger_services.ensure_entity(owner=user, name="Ravi")
+    fact = FactFactory(owner=user, content="Ravi keeps a boat called Seaglass", status="accepted")
+    pinned = ledger_services.pin_fact(owner=user, fact=fact)
+    for provider in providers_for("all"):
+        services.embed_pending(owner=user, provider=provider)
+    result = services.recall_context(owner=user, query="What is Ravi's boat called?")
+    assert "Seaglass" in result.block
+    assert Embedding.objects.owned_by(user).filter(kind__in=["fact", "pinned"]).count() == 2
+    assert Usage.objects.owned_by(user).exists()
+
+    ledger_services.forget(owner=user, fact=fact)
+
+    assert not Embedding.objects.owned_by(user).filter(kind__in=["fact", "pinned"]).exists()
+    assert not Usage.objects.owned_by(user).filter(ref_id__in=[fact.pk, pinned.pk]).exists()
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM almanac_cache WHERE cache_key LIKE %s", ["%recall:%"])
+        assert cur.fetchone()[0] == 0
+    assert "Seaglass" not in services.recall_context(owner=user, query="What is Ravi's boat called?").block
