@@ -149,3 +149,22 @@ def llm_gate(query: str, known_entities: Iterable[str], *, chat_json, timeout: f
         return fallback
     reason = str(out.get("reason", ""))[:200] or "llm"
     return GateDecision(route=route, reason=reason, method="llm", entities=fallback.entities)
+
+
+# Words that say *how* the user refers to a memory ("remember when we talked about…"), not *what* it is about.
+# Searching for them finds every conversation titled "Talk on …"; the topic is what remains.
+_META_WORDS = re.compile(
+    r"\b(?:do you |can you )?(?:remember|recall|remind me)(?: when| what| how| that)?\b"
+    r"|\b(?:we|i|you|they|he|she)\s+(?:discuss|talk|chat|spoke|speak|mention|said|say|cover|went over)\w*\b"
+    r"|\b(?:discuss|talk|chat|conversation|meeting|call|mention)\w*\b"
+    r"|\b(?:last time|the other day|earlier|before)\b",
+    re.IGNORECASE,
+)
+
+
+def topic_query(query: str, decision: GateDecision) -> str:
+    """The part of ``query`` to search for: cue phrases removed for episode and transcript questions."""
+    if decision.route not in ("episodes", "transcript"):
+        return query
+    stripped = " ".join(_META_WORDS.sub(" ", query).split())
+    return stripped if words(stripped) else query

@@ -31,6 +31,10 @@ K1, B = 1.2, 0.75
 CANDIDATES = 50  # depth of each ranked list before fusion
 CONTEXT_DEPTH = 100  # full-text hits whose neighbours share their score
 CONTEXT_WEIGHT = 0.2  # share of a turn's score given to the turns right before and after it
+# Below this cosine similarity a vector neighbour is noise, not a memory that bears on the question: without a
+# floor every question would "find" the nearest rows of a small memory and the context block becomes a firehose.
+MIN_VECTOR_SIMILARITY = {"hash": 0.12}
+MIN_VECTOR_SIMILARITY_DEFAULT = 0.3
 MMR_LAMBDA = 0.9  # mostly relevance; diversity only breaks near-ties
 STATS_TTL = 600.0
 CANDIDATE_CAP = 2000  # words in more rows than this do not generate candidates (see fulltext_ranking)  # seconds a (owner, kind) corpus size / mean length is reused
@@ -257,7 +261,10 @@ def hybrid_ranking(
     weights = weights or fusion_weights(backend)
     lists = {"fulltext": [r.ref_id for r in contextual_ranking(provider, owner, query)]}
     if weights.get("vector", 0) > 0:
-        lists["vector"] = [r.ref_id for r in vector_ranking(provider, owner, query, backend=backend)]
+        floor = MIN_VECTOR_SIMILARITY.get(backend.name, MIN_VECTOR_SIMILARITY_DEFAULT)
+        lists["vector"] = [
+            r.ref_id for r in vector_ranking(provider, owner, query, backend=backend) if r.score >= floor
+        ]
     fused = weighted_rrf(lists, weights)
     best = sum(weights.get(name, 1.0) for name in lists) / (RRF_K + 1)
     return [(ref, s / best) for ref, s in fused]

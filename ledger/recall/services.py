@@ -18,7 +18,7 @@ from django.utils import timezone
 from ledger import services as ledger_services
 from ledger.models import Entity, IdentityOverride
 from ledger.recall.embeddings import Backend, current_backend
-from ledger.recall.gate import GateDecision, heuristic_gate, llm_gate
+from ledger.recall.gate import GateDecision, heuristic_gate, llm_gate, topic_query
 from ledger.recall.models import Embedding, Usage
 from ledger.recall.planner import RecallItem, clamp_budget, pack_block
 from ledger.recall.providers import RecallProvider, providers_for
@@ -166,7 +166,7 @@ def recall_context(
     decision = decide(owner, query)
     section = _scope_for(decision, scope)
     identity = identity_items(owner)
-    found: list[RecallItem] = search_memory(owner, section, query, limit=20) if section else []
+    found: list[RecallItem] = search_memory(owner, section, topic_query(query, decision), limit=20) if section else []
     if not found and section == "pinned" and not scope:
         # A named entity with nothing pinned about it yet: the facts layer is the next best source.
         section, found = "facts", search_memory(owner, "facts", query, limit=20)
