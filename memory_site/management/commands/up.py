@@ -34,30 +34,38 @@ class Command(BaseCommand):
 
         python = sys.executable
         children = [
-            subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"]),
-            subprocess.Popen([python, "manage.py", "qcluster"]),
+            subprocess.Popen([python, str(settings.BASE_DIR / "manage.py"), "runserver", addr, "--noreload"]),
+            subprocess.Popen([python, str(settings.BASE_DIR / "manage.py"), "qcluster"]),
         ]
         self.stdout.write(self.style.SUCCESS(f"Almanac is running on http://{addr}/  (Ctrl-C stops it)"))
-        stopping = False
+        stop_signal = None
 
-        def stop(*_):
-            nonlocal stopping
-            stopping = True
+        def stop(signum, _frame):
+            nonlocal stop_signal
+            stop_signal = signum
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
         try:
-            while not stopping and all(child.poll() is None for child in children):
+            while stop_signal is None and all(child.poll() is None for child in children):
                 time.sleep(0.5)
         finally:
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGINT if child is children[0] else signal.SIGTERM)
-            for child in children:
+            # Ctrl-C already reached every process in the terminal's group; signalling again would interrupt
+            # their clean shutdown. Otherwise ask them: runserver stops cleanly on SIGINT, qcluster on SIGTERM.
+            if stop_signal != signal.SIGINT:
+                for child, sig in zip(children, (signal.SIGINT, signal.SIGTERM), strict=True):
+                    if child.poll() is None:
+                        child.send_signal(sig)
+            # The worker may be finishing a task; the web server has nothing worth waiting long for.
+            for child, grace in zip(children, (5, 30), strict=True):
                 try:
-                    child.wait(timeout=20)
+                    child.wait(timeout=grace)
                 except subprocess.TimeoutExpired:
-                    child.kill()
+                    child.terminate()
+                    try:
+                        child.wait(timeout=5)
+                    except subprocess.TimeoutExpired:
+                        child.kill()
             for handle in demo_handles:
                 handle.stop()
             self.stdout.write("Almanac stopped.")
