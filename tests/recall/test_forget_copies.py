@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 
 from ledger import services as ledger_services
-from ledger.recall import search, services
+from ledger.recall import services
 from ledger.recall.models import Embedding, Usage
 from ledger.recall.providers import providers_for
 from tests.factories import FactFactory
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    cache.clear()
-    search.forget_stats()
-    yield
-    search.forget_stats()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]
 
 
 def test_forget_removes_vectors_usage_and_cached_blocks(user):

@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 
 from ledger import services as ledger_services
 from ledger.models import PinnedFact
-from ledger.recall import search, services
+from ledger.recall import services
 from ledger.recall.models import Usage
 from ledger.recall.text import count_tokens
 from tests.factories import ConversationFactory, EpisodeFactory, FactFactory, UtteranceFactory
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    cache.clear()
-    search.forget_stats()
-    yield
-    search.forget_stats()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]
 
 
 @pytest.fixture

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from ledger import services as ledger_services
-from ledger.recall import search
 from ledger.recall.models import ConsolidationRun
 from tests.factories import FactFactory
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    cache.clear()
-    search.forget_stats()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]
 
 
 @pytest.fixture
