@@ -70,6 +70,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -116,6 +117,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = ALMANAC_HOME / "staticfiles"
+# The app serves its own (vendored) static files in every mode, straight from the source folders, so
+# `make up` needs no collectstatic step and no separate web server.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- Background work: django-q2 on the same PostgreSQL (Redis optional) -------------------------------
 ALMANAC_REDIS_URL = env.str("ALMANAC_REDIS_URL", default="")

@@ -17,7 +17,8 @@ from .conftest import DAY, T0
 pytestmark = pytest.mark.django_db
 
 ALLERGY = [("user", True, "Oh and I'm allergic to peanuts, so be careful."), ("Oskar", False, "Noted.")]
-WORK = [("user", True, "Hey."), ("Oskar", False, "I work as a nurse at the county hospital now.")]
+# Oskar is named only by the wearer's greeting (not by the provider), so his claim is queued until corroborated.
+WORK = [("user", True, "Hey, Oskar."), ("1", False, "I work as a nurse at the county hospital now.")]
 MIXED = ALLERGY + [("SPEAKER_01", False, "I live in Tromso now, near the harbour.")]
 
 
@@ -211,6 +212,22 @@ def test_native_memories_use_the_lower_prior_and_their_own_mode(user, make_day):
     assert report.written == {"pending_review": 1}
     again = services.import_native_memories(transcript.source_id, [Native("Alice lives in Bergen with her cat.", "n1")])
     assert not again.wrote_anything
+
+
+def test_different_native_memories_stay_different_memories(user, make_day):
+    transcript = make_day("omi", ALLERGY, import_native_memories="smart")
+
+    class Native:
+        def __init__(self, text, ext):
+            self.text, self.external_id, self.created_at = text, ext, T0
+
+    notes = ["Alice bought a blue gravel bike.", "Alice is fixing the export feature.", "Alice plans a dentist visit."]
+    services.import_native_memories(transcript.source_id, [Native(t, f"n{i}") for i, t in enumerate(notes)])
+    stored = {f.content: f.evidence.count() for f in facts(user)}
+    assert stored == dict.fromkeys(notes, 1)
+    # Rejecting one must not refuse the others.
+    ledger.decide(owner=user, fact=facts(user)[0], status="rejected", reason="wrong")
+    assert sum(f.status != "rejected" for f in facts(user)) == 2
 
 
 def test_native_import_off_writes_nothing(user, make_day):

@@ -48,6 +48,10 @@ def test_up_serves_health_with_a_live_worker_and_stops_on_ctrl_c():
         body = _wait_for(lambda: (h := _health(port)) and h["worker"]["alive"] and h, seconds=60)
         assert body, "server or worker never came up"
         assert body["database"]["ok"] and body["database"]["pgvector"]
+        # Pages need their stylesheet and htmx from this same server (no CDN, no separate web server).
+        for path, kind in [("/static/css/almanac.css", "text/css"), ("/static/vendor/htmx.min.js", "javascript")]:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                assert r.status == 200 and kind in r.headers["Content-Type"], path
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         proc.wait(timeout=40)
         assert _health(port) is None

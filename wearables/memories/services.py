@@ -71,6 +71,13 @@ def _wearer_name(owner) -> str:
     return get_settings(owner).display_name or owner.get_username()
 
 
+def _wearer_confidence(conversation) -> float:
+    """How sure the transcript pipeline is about who the wearer is; 1.0 when it did not say (no method)."""
+    if not conversation.wearer_method or conversation.wearer_method == "none":
+        return 1.0
+    return float(conversation.wearer_confidence or 0.0)
+
+
 def _day_input(transcript: DayTranscript, wearer: str) -> DayInput:
     convs = []
     utterances = (
@@ -88,6 +95,7 @@ def _day_input(transcript: DayTranscript, wearer: str) -> DayInput:
                 utterances=[],
                 external_id=utt.conversation.external_id,
                 title=utt.conversation.title,
+                wearer_confidence=_wearer_confidence(utt.conversation),
             )
             by_conv[utt.conversation_id] = conv
             convs.append(conv)
@@ -203,7 +211,9 @@ def _propose(owner, scored: trust.Scored, *, evidence: EvidenceIn, tags: list[st
         content=cand.content,
         evidence=[evidence],
         predicate=cand.predicate[:100],
-        arguments={"args": cand.args, "kind": cand.kind},
+        # Without slot values the claim's words identify it; {"kind": ...} alone would make every
+        # argument-less claim of a kind "the same claim" (merged as corroboration, refused together).
+        arguments={"args": cand.args, "kind": cand.kind} if cand.args else None,
         subject=cand.attribution,
         person=cand.person if cand.attribution == "third_party" and cand.person else None,
         capture_confidence=max(0.0, min(cand.capture_confidence, 1.0)),
