@@ -103,6 +103,7 @@ class Memory:
     corroborated_by: list[str] = field(default_factory=list)
     memory_id: str = ""
     current: bool = True
+    note: str = ""  # score, kind and flags (diagnostics only)
 
 
 def _who_tokens(who: str, wearer_names: set[str]) -> set[str]:
@@ -175,6 +176,45 @@ def day_candidates(day: dict, earlier_current: list[dict]) -> list[dict]:
 
 
 MISSES: list[str] = []
+ALL_CANDIDATES: list[Memory] = []  # every candidate of every pass, dropped ones included (for --misses)
+
+
+def _utterance_at(day: dict, ev: dict) -> str:
+    for rec in day["recordings"]:
+        if rec["source"] != ev["source"]:
+            continue
+        for conv in rec["conversations"]:
+            if conv["id"] == ev["conversation"] and ev["utterance_index"] < len(conv["utterances"]):
+                u = conv["utterances"][ev["utterance_index"]]
+                return f"{ev['source']}/{u['speaker']}{'*' if u['is_wearer'] else ''}: {u['text']}"
+    return ""
+
+
+def why_missed(day: dict, gold: dict, names: tuple, wearer_names: set[str]) -> str:
+    """Why no accepted/queued memory hit this gold fact: not extracted, wrong subject, dropped, or a weak match."""
+    fact = gold["fact"]
+    best = None
+    for mem in ALL_CANDIDATES:
+        if mem.day != day["date"]:
+            continue
+        s = match_score(gold["text"], mem.content, names)
+        ok = subject_ok(mem, gold["about"], gold.get("who", ""), wearer_names)
+        key = (s[0] >= 0.5, ok, s)
+        if best is None or key > best[0]:
+            best = (key, mem)
+    if best is None or best[0][2][0] == 0:
+        reason = "not extracted"
+    else:
+        (above, ok, s), mem = best
+        detail = f"{mem.decision} {mem.subject or '?'}: {mem.content!r} ({s[0]:.2f})"
+        if above and not ok:
+            reason = f"wrong subject: {detail}"
+        elif above:
+            reason = f"dropped by a gate: {detail}"
+        else:
+            reason = f"matched below threshold: {detail}"
+    said = " || ".join(t for t in (_utterance_at(day, e) for e in fact.get("evidence", [])[:2]) if t)
+    return f"    why: {reason}\n    said: {said}"
 
 
 def score(days: list[dict], memories: list[Memory], stored_text: str = "") -> tuple[list[dict], list[str]]:
@@ -222,6 +262,8 @@ def score(days: list[dict], memories: list[Memory], stored_text: str = "") -> tu
         for g in gold:
             if g["id"] not in hit_any:
                 MISSES.append(f"{g['id']} [{g['fact']['kind']}/{g['fact']['importance']}] {g['text']}")
+                if ALL_CANDIDATES:
+                    MISSES.append(why_missed(day, g, names, wearer_names))
             if g["id"] in hit_any:
                 fact_memory[g["id"]] = next((m for d, m in hit_by[g["id"]] if d == "accepted"), hit_by[g["id"]][0][1])
         redactions = sum(1 for s in day.get("redaction_expected", []) if _leaks(s, stored_text))
@@ -380,6 +422,9 @@ def pipeline_convos(recording: dict):
 
 # --- dry run (pure pipeline, no database) --------------------------------------------------------------
 def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
+    # No database is touched, but the LLM switch is read from Django settings.
+    os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
     from wearables.memories import pipeline, trust
     from wearables.memories.extraction.base import ConversationIn, DayInput, UtteranceIn
 
@@ -428,7 +473,11 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
             for s in out.scored:
                 c = s.candidate
                 subject = "wearer" if c.attribution == "user" else (c.person or "")
-                memories.append(Memory(day["date"], s.decision, subject, c.content, kind, s.corroborating_sources))
+                note = f"{s.score:.2f} {c.kind} {','.join(c.flags)}"
+                memories.append(
+                    Memory(day["date"], s.decision, subject, c.content, kind, s.corroborating_sources, note=note)
+                )
+                ALL_CANDIDATES.append(memories[-1])
                 if s.decision in ("accepted", "pending_review"):
                     hashes.add(c.content_hash)
                     stored.append(c.content)
@@ -444,9 +493,35 @@ def run_real(days: list[dict]) -> tuple[list[Memory], str]:
     import django
 
     django.setup()
-    from bench import extraction_real
+    from unittest import mock
 
-    return extraction_real.run(days, pipeline_convos)
+    from bench import extraction_real
+    from wearables.memories import pipeline
+    from wearables.memories import services as memory_services
+
+    real_run = pipeline.run
+
+    def recording_run(inp):
+        out = real_run(inp)
+        day = next((t.removeprefix("wearable-day:") for t in _DAY_TAG), "")
+        for s in out.scored:
+            c = s.candidate
+            subject = "wearer" if c.attribution == "user" else (c.person or "")
+            note = f"{s.score:.2f} {c.kind} {','.join(c.flags)}"
+            ALL_CANDIDATES.append(Memory(day, s.decision, subject, c.content, inp.day.source_kind, note=note))
+        return out
+
+    def day_input(transcript, wearer):
+        _DAY_TAG[:] = [f"wearable-day:{transcript.local_date.isoformat()}"]
+        return real_day_input(transcript, wearer)
+
+    real_day_input = memory_services._day_input
+    with mock.patch.object(memory_services.pipeline, "run", recording_run):
+        with mock.patch.object(memory_services, "_day_input", day_input):
+            return extraction_real.run(days, pipeline_convos)
+
+
+_DAY_TAG: list[str] = []
 
 
 def main(argv=None) -> int:
@@ -454,7 +529,10 @@ def main(argv=None) -> int:
     parser.add_argument("paths", nargs="*", help="labeled-day files or directories")
     parser.add_argument("--dry", action="store_true", help="pure pipeline, no database")
     parser.add_argument("--verbose", action="store_true", help="list every accepted/queued memory")
-    parser.add_argument("--misses", action="store_true", help="list gold facts no memory matched")
+    parser.add_argument(
+        "--misses", action="store_true", help="list gold facts no memory matched, and why (with the said utterance)"
+    )
+    parser.add_argument("--candidates", action="store_true", help="list every candidate, its best match and score")
     args = parser.parse_args(argv)
     try:
         days = load_days(args.paths)
@@ -480,6 +558,23 @@ def main(argv=None) -> int:
         print("\nMissed gold facts:")
         for line in MISSES:
             print(" -", line)
+    if args.candidates:
+        print("\nAll candidates (decision, best match, score, kind, flags):")
+        by_day = {d["date"]: d for d in days}
+        earlier: list[dict] = []
+        for d in days:
+            names = tuple(d["wearer"].split()) + (d["wearer"].split()[0],)
+            cands = day_candidates(d, earlier)
+            for m in ALL_CANDIDATES:
+                if m.day != d["date"]:
+                    continue
+                hit = best_match(m, cands, names, {n.lower() for n in names})
+                label = f"{hit['type']}:{hit['id']}" if hit else "-"
+                print(f" {m.day} {m.decision:15} {label:22} {m.note:40} {m.subject or '?'}: {m.content}")
+            earlier += [
+                {"id": f"{d['date']}:{f['id']}", "about": f["about"], "who": f.get("who", ""), "text": f["fact"]}
+                for f in by_day[d["date"]]["gold_facts"]
+            ]
     if args.verbose:
         print("\nAll accepted / queued:")
         for m in memories:

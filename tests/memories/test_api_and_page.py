@@ -10,7 +10,8 @@ from wearables.memories import services
 from .conftest import DAY, build_day
 from .test_services import ALLERGY
 
-TURNS = [*ALLERGY, ("Oskar", False, "I work as a nurse at the county hospital now.")]
+# The nurse is named only by the wearer's greeting, so that claim is queued (pending_review).
+TURNS = [*ALLERGY, ("user", True, "Hi, Vilja."), ("2", False, "I work as a nurse at the county hospital now.")]
 
 pytestmark = pytest.mark.django_db
 

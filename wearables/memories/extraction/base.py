@@ -31,6 +31,7 @@ class ConversationIn:
     utterances: list[UtteranceIn]
     external_id: str = ""
     title: str = ""
+    wearer_confidence: float = 1.0  # how sure the transcript pipeline is about which speaker is the wearer
 
 
 @dataclass
