@@ -80,3 +80,10 @@ def test_fragmented_same_speaker_turns_are_merged_but_not_across_speakers_or_lon
     )
     assert [t.text for t in out] == ["So I was thinking about it.", "Yes.", "Much later."]
     assert out[0].ended_at == t0 + timedelta(seconds=3)
+
+
+def test_acronyms_that_look_like_fillers_are_kept():
+    from wearables.pipeline.cleanup import clean_text
+
+    assert clean_text("She works as an ER nurse, er, nights mostly.") == "She works as an ER nurse, nights mostly."
+    assert "UM Health" in clean_text("Um, I got the letter from UM Health.")

@@ -76,9 +76,15 @@ def _capitalize_sentences(original: str, text: str) -> str:
     return re.sub(r"([.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
 
 
+def _drop_filler(match: re.Match) -> str:
+    word = match.group(0).rstrip(",.…")
+    # An all-caps token is an acronym ("an ER nurse", "UM Health"), not a hesitation.
+    return match.group(0) if len(word) > 1 and word.isupper() else " "
+
+
 def strip_fillers(text: str) -> str:
     out = _COMMA_FILLER_RE.sub(",", text)
-    out = _FILLER_RE.sub(" ", out)
+    out = _FILLER_RE.sub(_drop_filler, out)
     out = _tidy_punctuation(out)
     return _capitalize_sentences(text, out) if out != text else out
 
