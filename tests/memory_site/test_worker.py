@@ -42,7 +42,7 @@ def worker():
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _wait_for(predicate, seconds: float = 30.0):
+def _wait_for(predicate, seconds: float = 60.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = predicate()
