@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from ledger import hashing, projection
@@ -77,39 +77,58 @@ def append(
         state = projection.DbState(owner.pk, fresh_ids=prepared.derived_ids)
         projection.apply_commit(state, cid, at, prepared.mutations)
         seq = chain_head.length + 1
-        commit = Commit.objects.create(
-            owner=owner,
-            commit_id=cid,
-            parent_commit_id=parent,
+        try:
+            state.flush()
+        except IntegrityError as exc:
+            # No savepoint needed: raising rolls the whole append back (its atomic block, or its savepoint).
+            raise InvalidMutation("an id created by this commit already exists in the ledger") from exc
+        commit_pk = _insert_commit(
+            owner_id=owner.pk,
+            head_pk=chain_head.pk,
+            cid=cid,
+            parent=parent,
             seq=seq,
             author=author,
             author_label=author_label[:200],
-            committed_at=at,
+            at=at,
             mutations=prepared.mutations,
         )
-        CommitRef.objects.bulk_create(
-            [
-                CommitRef(commit=commit, index=i, object_id=oid)
-                for i, m in enumerate(prepared.mutations)
-                for oid in M.targets(m)
-            ]
-        )
-        try:
-            with transaction.atomic():
-                state.flush()
-        except IntegrityError as exc:
-            raise InvalidMutation("an id created by this commit already exists in the ledger") from exc
         forgotten = _forgotten_ids(prepared.mutations)
         if forgotten:
-            _drop_payloads(owner, forgotten, exclude_commit=commit.pk)
+            _drop_payloads(owner, forgotten, exclude_commit=commit_pk)
             gone = sorted(state.deleted["fact"])
             run_forget_hooks(
                 owner=owner, fact_ids=[state.fact_pk[f] for f in gone if f in state.fact_pk], fact_public_ids=gone
             )
-        chain_head.head_commit_id = cid
-        chain_head.length = seq
-        chain_head.save(update_fields=["head_commit_id", "length", "updated_at"])
     return CommitResult(cid, seq, True, prepared.created_ids, prepared.mutations)
+
+
+def _insert_commit(*, owner_id, head_pk, cid, parent, seq, author, author_label, at, mutations) -> int:
+    """Insert the commit, its CommitRefs, and advance the (locked) head row, in one round trip."""
+    refs = [(i, oid) for i, m in enumerate(mutations) for oid in M.targets(m)]
+    mutations_db = Commit._meta.get_field("mutations").get_db_prep_save(mutations, connection)
+    sql = f"""
+        WITH c AS (
+            INSERT INTO {Commit._meta.db_table}
+                (owner_id, commit_id, parent_commit_id, seq, author, author_label, committed_at, mutations)
+            VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+            RETURNING id
+        ), r AS (
+            INSERT INTO {CommitRef._meta.db_table} (commit_id, "index", object_id)
+            SELECT c.id, x.i, x.o FROM c, unnest(%s::integer[], %s::uuid[]) AS x(i, o)
+        ), h AS (
+            UPDATE {ChainHead._meta.db_table} SET head_commit_id = %s, length = %s, updated_at = %s WHERE id = %s
+        )
+        SELECT id FROM c
+    """
+    params = [
+        owner_id, cid, parent, seq, author, author_label, at, mutations_db,
+        [i for i, _ in refs], [o for _, o in refs],
+        cid, seq, timezone.now(), head_pk,
+    ]  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
 
 
 def _forgotten_ids(mutations: list[dict]) -> set[str]:

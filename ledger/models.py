@@ -231,6 +231,10 @@ class Fact(OwnedModel):
             models.Index(fields=["owner", "text_key"], name="ledger_fact_text_key"),
             GinIndex(fields=["search"], name="ledger_fact_search"),
             GinIndex(fields=["tags"], name="ledger_fact_tags"),
+            # Paraphrase candidates (find_similar: &&) and forget_entity (@>) without scanning every fact.
+            GinIndex(fields=["token_hashes"], name="ledger_fact_token_hashes"),
+            # Conflict check for single-valued predicates (lives_in ...): held facts with that predicate.
+            models.Index(fields=["owner", "predicate"], name="ledger_fact_predicate"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -366,6 +370,9 @@ class Refusal(OwnedModel):
             models.Index(fields=["owner", "proposition_key"], name="ledger_refusal_prop_key"),
             models.Index(fields=["owner", "text_key"], name="ledger_refusal_text_key"),
             models.Index(fields=["owner", "subject_key"], name="ledger_refusal_subject"),
+            # Admission fetches every candidate in one query: forgotten people (kind) and paraphrases (&&).
+            models.Index(fields=["owner", "kind"], name="ledger_refusal_kind"),
+            GinIndex(fields=["token_hashes"], name="ledger_refusal_token_hashes"),
         ]
 
     def __str__(self) -> str:

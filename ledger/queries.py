@@ -121,28 +121,40 @@ def check_refusal(
     proposition key, the normalized text key (same subject), then paraphrase similarity of hashed content
     words against refusals about the same subject. No time window.
     """
-    live = Refusal.objects.owned_by(owner).filter(lifted_at__isnull=True)
     all_tokens = set(hashing.token_signature(content))
     tokens = set(hashing.token_signature(content, subject_names(owner=owner, subject=subject, person=person)))
     names = [n for n in [person_name(person), *[person_name(o) for o in objects]] if n]
     name_hashes = {hashing.short_hash("name:" + hashing.normalize_name(n)) for n in names}
-    for ref in live.filter(kind=Refusal.Kind.FORGOTTEN_ENTITY):
-        if name_hashes & set(ref.name_hashes) or (ref.token_hashes and set(ref.token_hashes) <= all_tokens):
-            return RefusalCheck(True, False, "entity", 1.0, ref)
     skey = resolve_subject_key(owner=owner, subject=subject, person=person)
     pkey = hashing.proposition_key(skey, predicate, arguments, content)
     tkey = hashing.text_key(content)
+    # One round trip fetches every live refusal that could match (each branch is index-backed: kind, the two
+    # keys, and the GIN index on token_hashes for paraphrase candidates); the precedence below is applied in
+    # Python: forgotten person, proposition key, text key, then the best paraphrase.
+    wanted = Q(kind=Refusal.Kind.FORGOTTEN_ENTITY) | Q(proposition_key=pkey) | Q(text_key=tkey, subject_key=skey)
+    if tokens:
+        wanted |= Q(subject_key=skey, token_hashes__overlap=list(tokens))
+    candidates = list(Refusal.objects.owned_by(owner).filter(wanted, lifted_at__isnull=True))
+    newest_first = sorted(candidates, key=lambda r: (r.recorded_at, r.pk), reverse=True)
+    for ref in newest_first:
+        if ref.kind != Refusal.Kind.FORGOTTEN_ENTITY:
+            continue
+        if name_hashes & set(ref.name_hashes) or (ref.token_hashes and set(ref.token_hashes) <= all_tokens):
+            return RefusalCheck(True, False, "entity", 1.0, ref)
     match, matched_on, score = None, "", 0.0
-    match = live.filter(proposition_key=pkey).order_by("recorded_at").first()
+    oldest_first = newest_first[::-1]
+    match = next((r for r in oldest_first if r.proposition_key == pkey), None)
     if match:
         matched_on, score = "proposition", 1.0
     if match is None:
-        match = live.filter(text_key=tkey, subject_key=skey).order_by("recorded_at").first()
+        match = next((r for r in oldest_first if r.text_key == tkey and r.subject_key == skey), None)
         matched_on, score = ("text", 1.0) if match else ("", 0.0)
     if match is None and tokens:
-        for ref in live.filter(subject_key=skey, token_hashes__overlap=list(tokens)).exclude(
-            kind=Refusal.Kind.FORGOTTEN_ENTITY
-        ):
+        for ref in newest_first:
+            if ref.kind == Refusal.Kind.FORGOTTEN_ENTITY or ref.subject_key != skey:
+                continue
+            if not tokens.intersection(ref.token_hashes):
+                continue
             s = hashing.similarity(tokens, ref.token_hashes)
             if s >= threshold and s > score:
                 match, matched_on, score = ref, "paraphrase", s

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ledger import chain, hashing, policy, queries
@@ -256,9 +257,7 @@ def propose_fact(
         pkey, _ = queries.keys_for(
             owner=owner, content=content, subject=subject, person=person, predicate=predicate, arguments=arguments
         )
-        existing = queries.find_by_proposition_key(owner=owner, key=pkey) or queries.find_by_text(
-            owner=owner, content=content, subject=subject, person=person
-        )
+        existing = _find_duplicate(owner, pkey, content, subject, person)
         if existing is not None:
             if on_duplicate == "skip" or not evidence_list:
                 return ProposeResult("duplicate", fact=existing, refusal=check)
@@ -344,6 +343,26 @@ def propose_fact(
         previously_rejected=check.previously_rejected,
         conflict_with=Fact.objects.get(pk=held.pk) if held is not None else None,
     )
+
+
+def _find_duplicate(owner, pkey: str, content: str, subject: str, person) -> Fact | None:
+    """``find_by_proposition_key(pkey) or find_by_text(content, subject, person)`` in one round trip."""
+    wanted = Q(proposition_key=pkey)
+    text = Q(text_key=hashing.text_key(content), subject_kind=subject)
+    if subject == "third_party" and person is not None:
+        entity = (
+            person if isinstance(person, Entity) else queries.find_entity(owner=owner, name=queries.person_name(person))
+        )
+        text = (
+            None if entity is None else text & Q(subject_entity__public_id=queries.surviving_entity(entity).public_id)
+        )
+    if text is not None:
+        wanted |= text
+    rows = list(Fact.objects.owned_by(owner).filter(wanted, status__in=queries.ACTIVE).order_by("recorded_at"))
+    by_key = next((f for f in rows if f.proposition_key == pkey), None)
+    if by_key is not None or text is None:
+        return by_key
+    return next((f for f in rows if f.text_key == hashing.text_key(content) and f.subject_kind == subject), None)
 
 
 def _conflicting_fact(owner, subject, person, predicate, content, arguments) -> Fact | None:
