@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
@@ -18,17 +19,29 @@ def database_status() -> dict:
         return {"ok": False, "error": exc.__class__.__name__}
 
 
+LAST_SEEN_KEY = "almanac:worker-last-seen"
+
+
 def worker_status() -> dict:
-    """The newest heartbeat of any django-q2 cluster (kept in the shared database cache)."""
+    """The newest heartbeat of any django-q2 cluster.
+
+    django-q2 keeps each cluster's stat in the shared cache for only a few seconds and refreshes it from its
+    guard loop; on a busy machine it can lapse between refreshes. The newest heartbeat seen is remembered so
+    a momentary lapse reads as "seen 4 s ago", not as "no worker".
+    """
     try:
         from django_q.status import Stat
 
         stats = Stat.get_all()
     except Exception:
         stats = []
-    if not stats:
+    newest = max((s.timestamp for s in stats), default=None)
+    if newest is not None:
+        cache.set(LAST_SEEN_KEY, newest, 24 * 3600)
+    else:
+        newest = cache.get(LAST_SEEN_KEY)
+    if newest is None:
         return {"alive": False, "heartbeat_age_s": None, "clusters": 0}
-    newest = max(s.timestamp for s in stats)
     age = (timezone.now() - newest).total_seconds()
     return {"alive": age < 60, "heartbeat_age_s": round(age, 1), "clusters": len(stats)}
 

@@ -117,6 +117,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = ALMANAC_HOME / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is missing
 # The app serves its own (vendored) static files in every mode, straight from the source folders, so
 # `make up` needs no collectstatic step and no separate web server.
 WHITENOISE_USE_FINDERS = True

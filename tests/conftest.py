@@ -53,13 +53,19 @@ class ApiClient:
         return self.client.get("/api/v1" + path, params or {}, **self._headers())
 
     def post(self, path: str, data=None):
-        return self.client.post("/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers())
+        return self.client.post(
+            "/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers()
+        )
 
     def put(self, path: str, data=None):
-        return self.client.put("/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers())
+        return self.client.put(
+            "/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers()
+        )
 
     def patch(self, path: str, data=None):
-        return self.client.patch("/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers())
+        return self.client.patch(
+            "/api/v1" + path, json.dumps(data or {}), content_type="application/json", **self._headers()
+        )
 
     def delete(self, path: str):
         return self.client.delete("/api/v1" + path, **self._headers())

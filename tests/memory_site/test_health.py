@@ -47,3 +47,19 @@ def test_schedule_sync_is_idempotent():
 def test_openapi_docs_are_served(client):
     assert client.get("/api/v1/openapi.json").status_code == 200
     assert client.get("/api/v1/docs").status_code == 200
+
+
+def test_a_heartbeat_seen_moments_ago_still_counts_when_the_stat_lapsed(client):
+    from datetime import timedelta
+
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from memory_site.health import LAST_SEEN_KEY
+
+    assert client.get("/api/v1/health").json()["worker"]["alive"] is False
+    cache.set(LAST_SEEN_KEY, timezone.now() - timedelta(seconds=5), 60)
+    worker = client.get("/api/v1/health").json()["worker"]
+    assert worker["alive"] is True and 4 <= worker["heartbeat_age_s"] < 30
+    cache.set(LAST_SEEN_KEY, timezone.now() - timedelta(minutes=5), 60)
+    assert client.get("/api/v1/health").json()["worker"]["alive"] is False
