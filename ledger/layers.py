@@ -12,30 +12,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from ledger import policy
-from ledger.exceptions import DomainError, InvalidMutation
+from ledger.exceptions import DomainError
 from ledger.forgetting import run_forget_hooks
 from ledger.models import Episode, Fact, IdentityNarrative, IdentityOverride, PinnedFact
-
-
-def _clamp01(value, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidMutation(f"{name} must be a number between 0 and 1") from None
-    if not 0 <= v <= 1:
-        raise InvalidMutation(f"{name} must be between 0 and 1, got {v}")
-    return v
-
-
-def _check_owner(obj, owner, what: str):
-    if obj is None or obj.owner_id != owner.pk:
-        raise DomainError(f"{what} not found")
-
-
-def _check_choice(value: str, choices, name: str) -> str:
-    if value not in choices:
-        raise InvalidMutation(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-    return value
+from ledger.validation import check_choice, check_owner, clamp01
 
 
 def _delete_episodes(owner, pks: list[int]) -> int:
@@ -67,8 +47,8 @@ def set_identity_narrative(*, owner, text: str, fact_ids=()) -> IdentityNarrativ
 
 def pin_fact(*, owner, fact: Fact, salience: float = 0.5, source_count: int = 1, pinned_by: str = "user") -> PinnedFact:
     """Pin (or re-pin) a fact in the pinned layer."""
-    _check_owner(fact, owner, "Fact")
-    salience = _clamp01(salience, "salience")
+    check_owner(fact, owner, "Fact")
+    salience = clamp01(salience, "salience")
     obj, _ = PinnedFact.objects.update_or_create(
         owner=owner,
         fact=fact,
@@ -80,9 +60,9 @@ def pin_fact(*, owner, fact: Fact, salience: float = 0.5, source_count: int = 1,
 def update_pinned(
     *, owner, pinned: PinnedFact, salience: float | None = None, source_count: int | None = None
 ) -> PinnedFact:
-    _check_owner(pinned, owner, "Pinned fact")
+    check_owner(pinned, owner, "Pinned fact")
     if salience is not None:
-        pinned.salience = _clamp01(salience, "salience")
+        pinned.salience = clamp01(salience, "salience")
     if source_count is not None:
         pinned.source_count = max(1, int(source_count))
     pinned.save(update_fields=["salience", "source_count", "updated_at"])
@@ -90,7 +70,7 @@ def update_pinned(
 
 
 def unpin_fact(*, owner, pinned: PinnedFact) -> None:
-    _check_owner(pinned, owner, "Pinned fact")
+    check_owner(pinned, owner, "Pinned fact")
     pinned.delete()
 
 
@@ -120,15 +100,15 @@ def upsert_episode(*, owner, key: str, summary: str, **fields) -> Episode:
     if unknown:
         raise DomainError(f"Unknown episode field(s): {', '.join(sorted(unknown))}")
     if "status" in fields:
-        _check_choice(fields["status"], policy.STATUSES, "status")
+        check_choice(fields["status"], policy.STATUSES, "status")
     if "salience" in fields:
-        fields["salience"] = _clamp01(fields["salience"], "salience")
+        fields["salience"] = clamp01(fields["salience"], "salience")
     obj, _ = Episode.objects.update_or_create(owner=owner, key=key[:200], defaults={"summary": summary, **fields})
     return obj
 
 
 def update_episode(*, owner, episode: Episode, **fields) -> Episode:
-    _check_owner(episode, owner, "Episode")
+    check_owner(episode, owner, "Episode")
     unknown = set(fields) - set(EPISODE_FIELDS)
     if unknown:
         raise DomainError(f"Unknown episode field(s): {', '.join(sorted(unknown))}")
@@ -139,7 +119,7 @@ def update_episode(*, owner, episode: Episode, **fields) -> Episode:
 
 
 def delete_episode(*, owner, episode: Episode) -> None:
-    _check_owner(episode, owner, "Episode")
+    check_owner(episode, owner, "Episode")
     with transaction.atomic():
         _delete_episodes(owner, [episode.pk])
 

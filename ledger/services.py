@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from ledger import chain, hashing, policy, queries
 from ledger import mutations as M
-from ledger.exceptions import DomainError, InvalidMutation
+from ledger.exceptions import InvalidMutation
 from ledger.models import (
     Entity,
     Episode,
@@ -26,6 +26,7 @@ from ledger.models import (
     Refusal,
     RefusalHit,
 )
+from ledger.validation import check_choice, check_owner, clamp01
 
 logger = logging.getLogger(__name__)
 
@@ -80,20 +81,6 @@ class TimeoutReport:
 
 
 # --- helpers -------------------------------------------------------------------------------------------
-def _clamp01(value, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InvalidMutation(f"{name} must be a number between 0 and 1") from None
-    if not 0 <= v <= 1:
-        raise InvalidMutation(f"{name} must be between 0 and 1, got {v}")
-    return v
-
-
-def _check_choice(value: str, choices, name: str) -> str:
-    if value not in choices:
-        raise InvalidMutation(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-    return value
 
 
 def _aware(value, name: str) -> datetime | None:
@@ -102,11 +89,6 @@ def _aware(value, name: str) -> datetime | None:
     if not isinstance(value, datetime) or value.tzinfo is None:
         raise InvalidMutation(f"{name} must be a timezone-aware datetime")
     return value
-
-
-def _check_owner(obj, owner, what: str):
-    if obj is None or obj.owner_id != owner.pk:
-        raise DomainError(f"{what} not found")
 
 
 def _evidence_mutation(ev: EvidenceIn, fact_ref: str) -> dict:
@@ -119,7 +101,7 @@ def _evidence_mutation(ev: EvidenceIn, fact_ref: str) -> dict:
         "fact_id": fact_ref,
         "source_type": ev.source_type[:50],
         "source_hash": hashing.short_hash(ev.source_label),
-        "capture_confidence": _clamp01(ev.capture_confidence, "evidence capture_confidence"),
+        "capture_confidence": clamp01(ev.capture_confidence, "evidence capture_confidence"),
         "observed_at": hashing.iso(_aware(ev.observed_at, "evidence observed_at")),
         "payload": {
             "source_ref": ev.source_ref or {},
@@ -135,7 +117,7 @@ def _evidence_mutation(ev: EvidenceIn, fact_ref: str) -> dict:
 def _person_ref(owner, person, muts: list[dict], kind: str = "person") -> str:
     """Entity id for ``person`` (Entity, name, or {"name", "kind", "aliases"}); adds an add_entity if new."""
     if isinstance(person, Entity):
-        _check_owner(person, owner, "Entity")
+        check_owner(person, owner, "Entity")
         return str(queries.surviving_entity(person).public_id)
     if isinstance(person, dict):
         name, kind, aliases = str(person.get("name", "")), person.get("kind", kind), list(person.get("aliases") or [])
@@ -153,7 +135,7 @@ def _person_ref(owner, person, muts: list[dict], kind: str = "person") -> str:
     muts.append(
         {
             "type": M.ADD_ENTITY,
-            "kind": _check_choice(kind, M.ENTITY_KINDS, "entity kind"),
+            "kind": check_choice(kind, M.ENTITY_KINDS, "entity kind"),
             "payload": {"name": name[:200], "aliases": [a[:200] for a in aliases]},
         }
     )
@@ -209,12 +191,12 @@ def propose_fact(
     content = (content or "").strip()
     if not content:
         raise InvalidMutation("content must not be empty")
-    _check_choice(subject, M.SUBJECT_KINDS, "subject")
-    _check_choice(importance, policy.IMPORTANCE_ORDER, "importance")
-    _check_choice(status, policy.STATUSES, "status")
-    _check_choice(on_duplicate, ("corroborate", "skip", "new"), "on_duplicate")
-    capture_confidence = _clamp01(capture_confidence, "capture_confidence")
-    veracity = _clamp01(veracity, "veracity")
+    check_choice(subject, M.SUBJECT_KINDS, "subject")
+    check_choice(importance, policy.IMPORTANCE_ORDER, "importance")
+    check_choice(status, policy.STATUSES, "status")
+    check_choice(on_duplicate, ("corroborate", "skip", "new"), "on_duplicate")
+    capture_confidence = clamp01(capture_confidence, "capture_confidence")
+    veracity = clamp01(veracity, "veracity")
     if subject == "third_party" and person is None:
         raise InvalidMutation("a third_party claim needs the person it is about")
     if arguments is not None and not isinstance(arguments, dict):
@@ -377,7 +359,7 @@ def add_evidence(
     *, owner, fact: Fact, evidence: EvidenceIn, author: str = "extractor", author_label: str = ""
 ) -> Evidence:
     """Corroborate ``fact`` with one more piece of evidence (raises veracity when from another source)."""
-    _check_owner(fact, owner, "Fact")
+    check_owner(fact, owner, "Fact")
     result = commit(
         owner=owner,
         mutations=[_evidence_mutation(evidence, str(fact.public_id))],
@@ -398,11 +380,11 @@ def decide(
     author_label: str = "",
 ) -> Fact:
     """Set a fact's epistemic status (review decisions, promotions, demotions). Rejection records a refusal."""
-    _check_owner(fact, owner, "Fact")
-    _check_choice(status, policy.STATUSES, "status")
+    check_owner(fact, owner, "Fact")
+    check_choice(status, policy.STATUSES, "status")
     m = {"type": M.SET_STATUS, "fact_id": str(fact.public_id), "status": status, "payload": {"reason": reason[:200]}}
     if veracity is not None:
-        m["veracity"] = _clamp01(veracity, "veracity")
+        m["veracity"] = clamp01(veracity, "veracity")
     commit(owner=owner, mutations=[m], author=author, author_label=author_label)
     return _fact(owner, fact.public_id)
 
@@ -423,9 +405,9 @@ def supersede(
 ) -> Fact:
     """``new`` replaces ``old``: kind "update" (the world changed; old holds until new's valid_from) or
     "contradict" (old was wrong: it becomes contradicted). Returns the refreshed old fact."""
-    _check_owner(old, owner, "Fact")
-    _check_owner(new, owner, "Fact")
-    _check_choice(kind, M.SUPERSEDE_KINDS, "kind")
+    check_owner(old, owner, "Fact")
+    check_owner(new, owner, "Fact")
+    check_choice(kind, M.SUPERSEDE_KINDS, "kind")
     m = {"type": M.SUPERSEDE_FACT, "old_fact_id": str(old.public_id), "new_fact_id": str(new.public_id), "kind": kind}
     valid_from, valid_to = _aware(valid_from, "valid_from"), _aware(valid_to, "valid_to")
     if valid_from:
@@ -440,7 +422,7 @@ def refine(
     *, owner, fact: Fact, content: str, arguments: dict | None = None, predicate: str | None = None, author="user"
 ) -> Fact:
     """Restate a fact more precisely (same fact, new version)."""
-    _check_owner(fact, owner, "Fact")
+    check_owner(fact, owner, "Fact")
     content = (content or "").strip()
     if not content:
         raise InvalidMutation("content must not be empty")
@@ -466,7 +448,7 @@ def refine(
 
 def retract(*, owner, fact: Fact, reason: str = "", author: str = "user", author_label: str = "") -> Fact:
     """Withdraw a fact as untrue. A lasting refusal keeps re-extractions from bringing it back."""
-    _check_owner(fact, owner, "Fact")
+    check_owner(fact, owner, "Fact")
     m = {"type": M.RETRACT_FACT, "fact_id": str(fact.public_id), "payload": {"reason": reason[:200]}}
     commit(owner=owner, mutations=[m], author=author, author_label=author_label)
     return _fact(owner, fact.public_id)
@@ -474,7 +456,7 @@ def retract(*, owner, fact: Fact, reason: str = "", author: str = "user", author
 
 def remove_evidence(*, owner, evidence: Evidence, author: str = "user") -> None:
     """Delete one piece of evidence (e.g. attached by mistake). The fact keeps its other evidence."""
-    _check_owner(evidence, owner, "Evidence")
+    check_owner(evidence, owner, "Evidence")
     commit(owner=owner, mutations=[{"type": M.REMOVE_EVIDENCE, "evidence_id": str(evidence.public_id)}], author=author)
 
 
@@ -483,7 +465,7 @@ def tombstone_evidence(
 ) -> Evidence:
     """Withdraw one support but keep the record. A fact left without live evidence becomes
     ``source_tombstoned`` (source_deleted=True) or ``tombstoned``."""
-    _check_owner(evidence, owner, "Evidence")
+    check_owner(evidence, owner, "Evidence")
     m = {
         "type": M.TOMBSTONE_EVIDENCE,
         "evidence_id": str(evidence.public_id),
@@ -508,10 +490,10 @@ def ensure_entity(*, owner, name: str, kind: str = "person", aliases=(), author:
 
 def merge_entities(*, owner, target: Entity, others, author: str = "user") -> Entity:
     """Merge ``others`` into ``target``: names become aliases, facts point at ``target``."""
-    _check_owner(target, owner, "Entity")
+    check_owner(target, owner, "Entity")
     others = list(others)
     for o in others:
-        _check_owner(o, owner, "Entity")
+        check_owner(o, owner, "Entity")
     m = {"type": M.MERGE_ENTITIES, "target_id": str(target.public_id), "source_ids": [str(o.public_id) for o in others]}
     commit(owner=owner, mutations=[m], author=author)
     return Entity.objects.get(pk=target.pk)
@@ -519,7 +501,7 @@ def merge_entities(*, owner, target: Entity, others, author: str = "user") -> En
 
 def split_entity(*, owner, entity: Entity, name: str, aliases=(), fact_ids=(), kind=None, author="user") -> Entity:
     """Split a wrongly merged entity: a new entity ``name`` takes ``fact_ids`` and ``aliases``."""
-    _check_owner(entity, owner, "Entity")
+    check_owner(entity, owner, "Entity")
     if not (name or "").strip():
         raise InvalidMutation("the new entity needs a name")
     moved = [name, *aliases]
@@ -538,8 +520,8 @@ def split_entity(*, owner, entity: Entity, name: str, aliases=(), fact_ids=(), k
 
 def reassign_fact_subject(*, owner, fact: Fact, subject: str, person=None, author: str = "user") -> Fact:
     """Correct whom a fact is about (user / third_party with a person / unknown)."""
-    _check_owner(fact, owner, "Fact")
-    _check_choice(subject, M.SUBJECT_KINDS, "subject")
+    check_owner(fact, owner, "Fact")
+    check_choice(subject, M.SUBJECT_KINDS, "subject")
     muts: list[dict] = []
     ref = None
     if subject == "third_party":
@@ -589,7 +571,7 @@ def _forget_episodes(owner, source_type: str | None = None, source_ref: dict | N
 def forget(*, owner, fact: Fact, author: str = "user") -> str:
     """Right to be forgotten for one fact: fact, evidence and versions deleted, earlier commits' content
     dropped (hashes kept, chain still verifies), a refusal (hashes only) keeps it from coming back."""
-    _check_owner(fact, owner, "Fact")
+    check_owner(fact, owner, "Fact")
     m = {
         "type": M.FORGET,
         "scope": "fact",
@@ -639,7 +621,7 @@ def forget_source(*, owner, source_type: str, source_ref: dict, author: str = "u
 def forget_entity(*, owner, entity: Entity, author: str = "user") -> ForgetReport:
     """Forget a person everywhere: every fact about or naming them (any source), the entity (and entities
     merged into it), their episodes' mentions; a lasting refusal blocks the name from every source."""
-    _check_owner(entity, owner, "Entity")
+    check_owner(entity, owner, "Entity")
     root = queries.surviving_entity(entity)
     group = {str(root.public_id)}
     frontier = [str(root.public_id)]
