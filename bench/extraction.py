@@ -1,18 +1,23 @@
-"""Score memory extraction and trust decisions against labeled wearable days.
+"""Score memory extraction and trust decisions on labeled wearable days and LoCoMo observations.
 
-    python bench/extraction.py [DIR_OR_FILES...] [--dry] [--verbose]
+    python bench/extraction.py [DIR_OR_FILES...] [--locomo PATH] [--dry] [--verbose] [--misses] [--candidates]
 
 Default input: ../shared/bench/labeled-days (any files in that format). Days run in date order for one fresh
 user. Without --dry the real pipeline runs in a separate database (ALMANAC_HOME=/tmp/almanac-bench unless set):
 utterances go through the transcript pipeline just after the connectors and are stored by the wearables
 services, then ``run_memory_pass`` writes memories to the ledger. ``--dry`` runs the same pure memory pipeline
-(``wearables.memories.pipeline``) without a database, for quick iteration. Prints the README's metrics table.
+(``distill.pipeline``) without a database, for quick iteration. Prints the README's metrics table.
+
+Always prints both development sets: the labeled wearable days and the LoCoMo observations
+(``../shared/bench/locomo-dev.json``, see ``bench/extraction_locomo.py``: recall, attribution errors and
+accepted memories per 100 turns).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 import sys
@@ -23,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench import extraction_locomo  # noqa: E402
+
 DEFAULT_DIR = ROOT.parent / "shared" / "bench" / "labeled-days"
 
 # --- reference matcher (verbatim from the labeled-days README) ----------------------------------------
@@ -425,8 +432,8 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
     # No database is touched, but the LLM switch is read from Django settings.
     os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
-    from wearables.memories import pipeline, trust
-    from wearables.memories.extraction.base import ConversationIn, DayInput, UtteranceIn
+    from distill import pipeline, trust
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
     memories: list[Memory] = []
     active: list[pipeline.ActiveMemory] = []
@@ -496,8 +503,8 @@ def run_real(days: list[dict]) -> tuple[list[Memory], str]:
     from unittest import mock
 
     from bench import extraction_real
-    from wearables.memories import pipeline
-    from wearables.memories import services as memory_services
+    from distill import pipeline
+    from wearables.services import memories as memory_services
 
     real_run = pipeline.run
 
@@ -511,13 +518,13 @@ def run_real(days: list[dict]) -> tuple[list[Memory], str]:
             ALL_CANDIDATES.append(Memory(day, s.decision, subject, c.content, inp.day.source_kind, note=note))
         return out
 
-    def day_input(transcript, wearer):
+    def conversations_for(transcript, owner_name):
         _DAY_TAG[:] = [f"wearable-day:{transcript.local_date.isoformat()}"]
-        return real_day_input(transcript, wearer)
+        return real_conversations_for(transcript, owner_name)
 
-    real_day_input = memory_services._day_input
-    with mock.patch.object(memory_services.pipeline, "run", recording_run):
-        with mock.patch.object(memory_services, "_day_input", day_input):
+    real_conversations_for = memory_services.conversations_for
+    with mock.patch.object(pipeline, "run", recording_run):
+        with mock.patch.object(memory_services, "conversations_for", conversations_for):
             return extraction_real.run(days, pipeline_convos)
 
 
@@ -533,6 +540,9 @@ def main(argv=None) -> int:
         "--misses", action="store_true", help="list gold facts no memory matched, and why (with the said utterance)"
     )
     parser.add_argument("--candidates", action="store_true", help="list every candidate, its best match and score")
+    parser.add_argument(
+        "--locomo", default=str(extraction_locomo.DEFAULT_PATH), help="LoCoMo-format file (observations set)"
+    )
     args = parser.parse_args(argv)
     try:
         days = load_days(args.paths)
@@ -542,6 +552,7 @@ def main(argv=None) -> int:
     if not days:
         print("error: no labeled days found", file=sys.stderr)
         return 2
+    logging.getLogger("distill").setLevel(logging.WARNING)  # one INFO line per pass would bury the tables
     started = time.perf_counter()
     memories, stored = run_dry(days) if args.dry else run_real(days)
     elapsed = time.perf_counter() - started
@@ -580,6 +591,36 @@ def main(argv=None) -> int:
         for m in memories:
             if m.decision in ("accepted", "pending_review"):
                 print(f" {m.day} {m.decision:15} {m.source:9} {m.subject or '?':10} {m.content} {m.corroborated_by}")
+    return run_locomo(args)
+
+
+def run_locomo(args) -> int:
+    """The second development set: LoCoMo observations (see bench/extraction_locomo.py)."""
+    try:
+        data = json.loads(Path(args.locomo).read_text())
+        sessions = extraction_locomo.load_sessions(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"error: cannot read LoCoMo file: {exc}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    use_service = not args.dry and extraction_locomo.service_available()
+    mems = extraction_locomo.run_service(sessions) if use_service else extraction_locomo.run_pure(sessions)
+    elapsed = time.perf_counter() - started
+    result = extraction_locomo.score(data, sessions, mems, match_score)
+    how = "chats conversation import → distill, database" if use_service else "pure pipeline"
+    print(f"\nLoCoMo observations: {len(sessions)} sessions, {len(mems)} candidates, {elapsed:.1f}s, {how}")
+    extraction_locomo.print_summary(result, _fmt)
+    print("\nAttribution errors (right turn, wrong person):")
+    for line in result["_misattributed"]:
+        print(" -", line)
+    if args.verbose or args.candidates:
+        print("\nAccepted, matching no observation of their turn:")
+        for line in result["_ungrounded"]:
+            print(" -", line)
+    if args.misses:
+        print("\nMissed observations:")
+        for line in result["_missed"]:
+            print(" -", line)
     return 0
 
 

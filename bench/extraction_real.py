@@ -48,7 +48,7 @@ def raw_conversations(recording: dict):
 def fresh_user(day: dict):
     from django.contrib.auth import get_user_model
 
-    from memory_site.services import update_settings
+    from accounts.services import update_settings
 
     User = get_user_model()
     User.objects.filter(username=BENCH_USER).delete()
@@ -62,8 +62,8 @@ def run(days: list[dict], _pipeline_convos=None):
 
     call_command("migrate", verbosity=0)
     from ledger.models import Commit, Episode, Evidence, Fact
-    from wearables.memories import services as memory_services
     from wearables.models import DayTranscript, Source, Utterance
+    from wearables.services import memories as memory_services
     from wearables.services import transcripts as transcript_services
     from wearables.services.sync import process_day
 

@@ -154,7 +154,7 @@ def setup_bench_db() -> None:
 def bench_big_day(size: int) -> dict:
     from django.contrib.auth import get_user_model
 
-    from memory_site.services import update_settings
+    from accounts.services import update_settings
     from wearables import services
     from wearables.imitation import LimitlessServer
     from wearables.models import DayTranscript, Source, Utterance

@@ -23,8 +23,8 @@ class WearablesSettingsAdmin(admin.ModelAdmin):
 
 @admin.register(Source)
 class SourceAdmin(admin.ModelAdmin):
-    list_display = ["owner", "kind", "enabled", "base_url", "memory_mode", "last_check_ok", "updated_at"]
-    list_filter = ["kind", "enabled", "memory_mode"]
+    list_display = ["owner", "kind", "enabled", "base_url", "last_check_ok", "updated_at"]
+    list_filter = ["kind", "enabled"]
     search_fields = ["owner__username"]
     # Credentials are write-only everywhere, admin included.
     exclude = ["credentials"]

@@ -7,9 +7,9 @@ from datetime import date
 from django.http import Http404
 from ninja import Query, Router, Status
 
-from ledger.owned import get_owned_or_404
-from memory_site.schemas import ErrorOut
-from memory_site.services import user_timezone
+from accounts.owned import get_owned_or_404
+from accounts.schemas import ErrorOut
+from accounts.services import user_timezone
 from wearables import queries, services
 from wearables.connectors import ProviderError
 from wearables.models import Correction, DayTranscript, RedactionRule
@@ -19,9 +19,6 @@ from wearables.schemas import (
     CorrectionOut,
     RedactionRuleIn,
     RedactionRuleOut,
-    SearchOut,
-    SettingsIn,
-    SettingsOut,
     SourceIn,
     SourceOut,
     SourceStatusOut,
@@ -30,8 +27,12 @@ from wearables.schemas import (
     SyncIn,
     SyncRunOut,
     TranscriptOut,
+    TranscriptSearchOut,
     UtteranceOut,
+    WearablesSettingsIn,
+    WearablesSettingsOut,
 )
+from wearables.services.sources import policy_view
 
 router = Router(tags=["wearables"])
 ERRORS = {400: ErrorOut, 404: ErrorOut, 422: ErrorOut, 502: ErrorOut}
@@ -40,6 +41,7 @@ ERRORS = {400: ErrorOut, 404: ErrorOut, 422: ErrorOut, 502: ErrorOut}
 def source_out(s) -> dict:
     return {
         **{f: getattr(s, f) for f in SourceOut.model_fields if hasattr(s, f)},
+        **policy_view(s),
         "has_credentials": s.has_credentials,
         "credential_fields": sorted(k for k, v in (s.credentials or {}).items() if v),
     }
@@ -65,13 +67,13 @@ def check_source(request, source: str):
     return source_out(services.check_source(owner=request.auth, kind=source))
 
 
-@router.get("/settings", response=SettingsOut)
+@router.get("/settings", response=WearablesSettingsOut)
 def get_settings(request):
     return services.get_wearables_settings(request.auth)
 
 
-@router.put("/settings", response={200: SettingsOut, **ERRORS})
-def put_settings(request, payload: SettingsIn):
+@router.put("/settings", response={200: WearablesSettingsOut, **ERRORS})
+def put_settings(request, payload: WearablesSettingsIn):
     return services.update_wearables_settings(owner=request.auth, **payload.model_dump(exclude_unset=True))
 
 
@@ -175,7 +177,7 @@ def transcript(request, date: date, source: str | None = None):
     return [transcript_out(request.auth, t) for t in found]
 
 
-@router.get("/transcripts/search", response={200: SearchOut, **ERRORS})
+@router.get("/transcripts/search", response={200: TranscriptSearchOut, **ERRORS})
 def search(
     request,
     q: str = Query(..., min_length=1, max_length=500),
@@ -201,11 +203,11 @@ def search(
 
 @router.get("/memories", response={200: list[dict], **ERRORS})
 def memories(request, source: str | None = None, date: date | None = None, limit: int = Query(50, ge=1, le=500)):
-    """Memories taken from wearable transcripts (the trust area answers)."""
-    from wearables.memories.queries import memories_for_day
+    """Memories taken from wearable transcripts (read from what the trust gate wrote)."""
+    from wearables.services.memories import memories_for_day
 
     src = services.get_source(request.auth, source) if source else None
-    return memories_for_day(owner=request.auth, source=src, date=date, limit=limit)
+    return memories_for_day(request.auth, src, date, limit)
 
 
 @router.post("/conversations/{conversation_id}/speakers", response={200: dict, **ERRORS})

@@ -10,3 +10,14 @@ class WearablesConfig(AppConfig):
         from wearables.recall_provider import TranscriptProvider
 
         register_provider("transcript", TranscriptProvider())
+
+        # A forgotten person's turns and name leave stored transcripts (ledger never imports wearables).
+        from ledger.forgetting import register_forget_handler
+        from wearables.services.forget import forget_in_transcripts
+
+        register_forget_handler(forget_in_transcripts)
+        # The trust gate cross-checks a claim against what the owner's other devices heard the same day.
+        from distill.hooks import register_corroboration
+        from wearables.services.memories import sightings
+
+        register_corroboration("wearable:", sightings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from memory_site.services import user_timezone
+from accounts.services import user_timezone
 from wearables import services
 from wearables.imitation import start_servers
 from wearables.imitation.demo_data import build_demo_days, demo_bee_facts, demo_omi_memories

@@ -14,7 +14,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
-from ledger.owned import OwnedModel, OwnedQuerySet
+from accounts.owned import OwnedModel, OwnedQuerySet
 
 
 class SourceKind(models.TextChoices):
@@ -51,36 +51,12 @@ class SourceQuerySet(OwnedQuerySet):
 class Source(OwnedModel):
     """One provider account of one user. Credentials are write-only: never returned by the API, never logged."""
 
-    class MemoryMode(models.TextChoices):
-        SMART = "smart"
-        REVIEW = "review"
-        AUTO = "auto"
-        OFF = "off"
-
-    class NativeMode(models.TextChoices):
-        SMART = "smart"
-        REVIEW = "review"
-        OFF = "off"
-
-    class Importance(models.TextChoices):
-        LOW = "low"
-        NORMAL = "normal"
-        HIGH = "high"
-
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     kind = models.CharField(max_length=20, choices=SourceKind.choices)
     enabled = models.BooleanField(default=False)
     credentials = models.JSONField(default=dict, blank=True)
     base_url = models.CharField(max_length=500, blank=True, help_text="Empty = env default, then the provider host")
-    # Memory settings, read by the trust area (wearables.memories).
-    memory_mode = models.CharField(max_length=10, choices=MemoryMode.choices, default=MemoryMode.SMART)
-    source_trust = models.FloatField(default=0.8)
-    auto_approve_trust = models.FloatField(default=0.7)
-    review_trust = models.FloatField(default=0.45)
-    min_importance = models.CharField(max_length=10, choices=Importance.choices, default=Importance.LOW)
-    max_memories_per_day = models.PositiveIntegerField(default=0, help_text="0 = no limit")
-    min_confidence = models.FloatField(default=0.6)
-    import_native_memories = models.CharField(max_length=10, choices=NativeMode.choices, default=NativeMode.SMART)
+    # Memory settings (mode, trust thresholds, caps) live in the trust gate: distill.GatePolicy "wearable:<kind>".
     # Result of the last credential check (written by services.check_source).
     last_check_ok = models.BooleanField(null=True, blank=True)
     last_check_message = models.CharField(max_length=500, blank=True)
@@ -94,13 +70,6 @@ class Source(OwnedModel):
         ordering = ["kind"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "kind"], name="wearables_source_one_per_kind"),
-            models.CheckConstraint(
-                condition=models.Q(source_trust__gte=0, source_trust__lte=1)
-                & models.Q(auto_approve_trust__gte=0, auto_approve_trust__lte=1)
-                & models.Q(review_trust__gte=0, review_trust__lte=1)
-                & models.Q(min_confidence__gte=0, min_confidence__lte=1),
-                name="wearables_source_trust_in_unit_range",
-            ),
         ]
 
     def __str__(self) -> str:
@@ -377,7 +346,7 @@ class SyncRun(OwnedModel):
 class NativeMemoryImport(OwnedModel):
     """A provider's own memory/fact (Bee facts, Omi memories), redacted, kept once per provider id.
 
-    The trust area turns these into candidates (``wearables.memories.services.import_native_memories``).
+    The trust gate turns these into candidates (``wearables.services.memories.import_native_memories``).
     """
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="native_memories")

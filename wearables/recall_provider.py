@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import connection
+from django.db.models import Q
 
 from ledger.recall.planner import RecallItem
 from ledger.recall.providers import RecallProvider
@@ -70,6 +71,44 @@ class TranscriptProvider(RecallProvider):
             out: dict[int, list[int]] = {}
             for a, b in cur.fetchall():
                 out.setdefault(a, []).append(b)
+        return out
+
+    # Fact-augmented keys: evidence of these types points into transcripts (see evidence_refs).
+    evidence_types = ("transcript",)
+
+    def evidence_refs(self, owner, source_refs: list[dict]) -> list[list[int]]:
+        """The turns each evidence ``source_ref`` rests on: {"transcript_id", "utterances": [first, last]} (or
+        "utterance": index); [] for a ref that names no turn of this owner."""
+        wanted: dict[int, set[int]] = {}
+        spans: list[tuple[int, int, int] | None] = []
+        for ref in source_refs:
+            try:
+                transcript = int(ref["transcript_id"])
+                span = ref.get("utterances", ref.get("utterance"))
+                first, last = (span[0], span[-1]) if isinstance(span, list | tuple) else (span, span)
+                first, last = int(first), int(last)
+            except (KeyError, TypeError, ValueError, IndexError):
+                spans.append(None)
+                continue
+            if last - first > 50:  # a whole-day summary, not a turn
+                spans.append(None)
+                continue
+            spans.append((transcript, first, last))
+            wanted.setdefault(transcript, set()).update(range(first, last + 1))
+        pks: dict[tuple[int, int], int] = {}
+        if wanted:
+            q = Q()
+            for transcript, indexes in wanted.items():
+                q |= Q(transcript_id=transcript, index__in=sorted(indexes))
+            for pk, transcript, index in self.queryset(owner).filter(q).values_list("pk", "transcript_id", "index"):
+                pks[(transcript, index)] = pk
+        out = []
+        for span in spans:
+            if span is None:
+                out.append([])
+                continue
+            transcript, first, last = span
+            out.append([pks[(transcript, i)] for i in range(first, last + 1) if (transcript, i) in pks])
         return out
 
     def prune(self, owner, before: datetime) -> int:

@@ -39,7 +39,7 @@ class SourceIn(Schema):
     import_native_memories: Literal["smart", "review", "off"] | None = None
 
 
-class SettingsOut(Schema):
+class WearablesSettingsOut(Schema):
     enabled: bool
     export_markdown: bool
     off_the_record: bool
@@ -47,7 +47,7 @@ class SettingsOut(Schema):
     on_phrases: list[str]
 
 
-class SettingsIn(Schema):
+class WearablesSettingsIn(Schema):
     enabled: bool | None = None
     export_markdown: bool | None = None
     off_the_record: bool | None = None
@@ -140,7 +140,7 @@ class SearchHitOut(Schema):
     url: str
 
 
-class SearchOut(Schema):
+class TranscriptSearchOut(Schema):
     query: str
     mode: Literal["indexed", "scan"]
     hits: list[SearchHitOut]

@@ -7,7 +7,7 @@ import logging
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from memory_site.services import user_timezone
+from accounts.services import user_timezone
 from wearables import services
 from wearables.models import Source
 from wearables.services.sync import SYNC_ORDER
@@ -68,3 +68,23 @@ def sync_now(source_id: int, days: int = 2, force_memories: bool = False) -> str
         trigger="manual",
     )
     return run.status
+
+
+def run_memory_pass(transcript_id: int) -> None:
+    """Enqueued by sync after a day transcript is written or changed: the day through the trust gate."""
+    from wearables.models import DayTranscript
+    from wearables.services.memories import run_memory_pass as memory_pass
+
+    transcript = DayTranscript.objects.select_related("source", "owner").filter(pk=transcript_id).first()
+    if transcript is not None:
+        memory_pass(transcript=transcript)
+
+
+def import_native_memories(source_id: int, memory_ids: list[int]) -> None:
+    """Stored ``NativeMemoryImport`` rows of one source through the gate's native import."""
+    from wearables.models import NativeMemoryImport
+    from wearables.services.memories import import_native_memories as native_import
+
+    rows = list(NativeMemoryImport.objects.filter(source_id=source_id, pk__in=memory_ids))
+    if rows:
+        native_import(source_id, rows)

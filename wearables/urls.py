@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import path
 
 from wearables import views
 
@@ -11,12 +11,11 @@ urlpatterns = [
         "transcripts/conversations/<uuid:public_id>/speaker/", views.conversation_speaker, name="conversation-speaker"
     ),
     path("sources/", views.sources, name="sources"),
-    path("memories/", include("wearables.memories.urls")),
     path("sources/settings/", views.settings_update, name="settings-update"),
     path("sources/<str:kind>/", views.source_update, name="source-update"),
     path("sources/<str:kind>/check/", views.source_check, name="source-check"),
     path("sources/<str:kind>/sync/", views.source_sync, name="source-sync"),
     path("sources/<str:kind>/runs/", views.source_runs, name="source-runs"),
-    # The trust area's Memories page (its urls carry no app_name, so "wearables:memories").
-    path("memories/", include("wearables.memories.urls")),
+    # What the trust gate made of the wearables' transcripts, per day.
+    path("memories/", views.memories_page, name="memories"),
 ]

@@ -5,39 +5,37 @@ from __future__ import annotations
 from datetime import date
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.middleware import HtmxDetails
 from django_q.tasks import async_task
 
-from ledger.exceptions import DomainError
-from ledger.owned import get_owned_or_404
-from memory_site.services import user_timezone
+from accounts.exceptions import DomainError
+from accounts.http import HtmxHttpRequest
+from accounts.owned import get_owned_or_404
+from accounts.services import user_timezone
+from distill.models import Importance, Mode, NativeMode
 from wearables import queries, services, tasks
 from wearables.models import Conversation, Source, SourceKind
-from wearables.services.sources import CREDENTIAL_FIELDS
+from wearables.services.sources import CREDENTIAL_FIELDS, policy_view
 
 SPEAKER_COLOURS = ["#2f5d8a", "#a86a00", "#6b4fa0", "#2e7d4f", "#b3261e", "#00796b", "#8d6e63", "#5c6bc0"]
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 # --- Sources --------------------------------------------------------------------------------------------
 def _source_context(request, source: Source, **extra) -> dict:
     return {
         "source": source,
+        "policy": policy_view(source),
         "credential_fields": sorted(CREDENTIAL_FIELDS[source.kind]),
         "stored_fields": {k for k, v in (source.credentials or {}).items() if v},
         "runs": queries.recent_runs(request.user, source, limit=5),
-        "memory_modes": Source.MemoryMode.values,
-        "native_modes": Source.NativeMode.values,
-        "importances": Source.Importance.values,
+        "memory_modes": Mode.values,
+        "native_modes": NativeMode.values,
+        "importances": Importance.values,
         **extra,
     }
 
@@ -263,3 +261,55 @@ def conversation_speaker(request: HtmxHttpRequest, public_id):
         {**ctx, "item": item, "error": error},
         status=422 if error else 200,
     )
+
+
+# --- Memories (what the trust gate made of the transcripts) ---------------------------------------------
+
+
+def _memory_day(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def memories_page(request: HtmxHttpRequest):
+    """The per-day Memories page: each memory with its trust bar, decision badge and transcript link."""
+    from distill.queries import bar_segments
+    from wearables.models import DayTranscript
+    from wearables.services.memories import memories_for_day
+
+    days = list(
+        DayTranscript.objects.owned_by(request.user)
+        .order_by("-local_date")
+        .values_list("local_date", flat=True)
+        .distinct()[:60]
+    )
+    day = _memory_day(request.GET.get("date")) or (days[0] if days else None)
+    kind = request.GET.get("source") or ""
+    if kind not in SourceKind.values:
+        kind = ""
+    source = Source.objects.owned_by(request.user).filter(kind=kind).first() if kind else None
+    if kind and source is None:
+        items = []
+    else:
+        items = memories_for_day(request.user, source, day, 500) if day else []
+    for item in items:
+        item["segments"] = bar_segments(item)
+        item["score_pct"] = round(min(float(item["trust_score"] or 0), 1.0) * 100)
+        item["status_label"] = item["status"].replace("_", " ")
+    context = {
+        "day": day,
+        "days": days,
+        "source": kind,
+        "sources": SourceKind.choices,
+        "items": items,
+        "counts": {
+            s: sum(1 for i in items if i["status"] == s) for s in ("accepted", "pending_review", "rejected", "dropped")
+        },
+    }
+    template = "wearables/partials/_memories.html" if request.htmx else "wearables/memories.html"
+    return render(request, template, context)

@@ -6,7 +6,7 @@ from io import StringIO
 
 import pytest
 
-from memory_site.services import ensure_user
+from accounts.services import ensure_user
 from wearables import demo
 from wearables.models import Conversation, DayTranscript, Source
 

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 from django_q.models import OrmQ
 
-from memory_site.services import update_settings
+from accounts.services import update_settings
 from tests.wearables.conftest import connect
 from tests.wearables.days import conversation, day
 from wearables import queries, services

@@ -115,7 +115,11 @@ def test_sources_page_lists_three_cards_and_saves_settings(auth_client, user):
     )
     assert r.status_code == 200 and "sk_secret_abc" not in r.content.decode() and "Saved" in r.content.decode()
     source = Source.objects.get(owner=user, kind="omi")
-    assert source.enabled and source.credentials["api_key"] == "sk_secret_abc" and source.source_trust == 0.6
+    assert source.enabled and source.credentials["api_key"] == "sk_secret_abc"
+    # The trust settings live in the gate policy of "wearable:omi" (distill.GatePolicy).
+    from distill.policies import get_policy
+
+    assert get_policy(user, "wearable:omi").source_trust == 0.6
 
 
 def test_invalid_source_settings_come_back_as_422(auth_client, user):
@@ -134,7 +138,7 @@ def test_sync_now_on_a_disabled_source_explains_why(auth_client, user):
 
 
 def test_times_on_the_transcripts_page_are_in_the_users_timezone(auth_client, user, serve):
-    from memory_site.services import update_settings
+    from accounts.services import update_settings
 
     update_settings(user=user, timezone_name="America/Chicago")
     servers = serve(

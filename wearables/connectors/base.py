@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from ledger.exceptions import DomainError
+from accounts.exceptions import DomainError
 
 
 class ProviderError(DomainError):
@@ -77,6 +77,7 @@ class FetchResult:
     conversations: list[RawConversation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     pages: int = 0
+    complete: bool = True  # False when paging was stopped early (a looping cursor): the day may be missing items
 
 
 @dataclass

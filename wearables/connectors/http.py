@@ -293,13 +293,21 @@ class CursorGuard:
     a buggy proxy or server can; without this a day fetch would never end.
     """
 
+    MAX_PAGES = 2000  # a day never has this many pages; past it the listing is treated as a loop
+
     def __init__(self) -> None:
         self._seen: set[str] = set()
+        self._pages: set[tuple] = set()
 
-    def repeated(self, token: str) -> bool:
-        if token in self._seen:
+    def repeated(self, token: str, page_ids: Iterable[Any] = ()) -> bool:
+        """True when ``token`` was seen before, or the page's item ids (when given, non-empty) were served before
+        under another cursor (a server that repeats one page forever with fresh cursors), or past MAX_PAGES."""
+        page = tuple(str(i) for i in page_ids)
+        if token in self._seen or (page and page in self._pages) or len(self._seen) >= self.MAX_PAGES:
             return True
         self._seen.add(token)
+        if page:
+            self._pages.add(page)
         return False
 
 

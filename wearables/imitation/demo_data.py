@@ -32,6 +32,9 @@ PEOPLE = {
     "Leo": "Unknown",
     "Mom": "Unknown",
     "Vendor": "Unknown",
+    "Priti": "Priti Raman",
+    "Owen": "Unknown",
+    "Coach": "Unknown",
 }
 
 
@@ -55,6 +58,10 @@ def L(speaker: str, text: str, alt: str | None = None) -> Line:  # noqa: N802 - 
     return Line(speaker, text, alt)
 
 
+# A week of Dana's talk, written so the memory pass has every case to show: durable statements said plainly
+# (accepted), plausible ones it cannot be sure of (queued for review: second-hand, unnamed speakers, things at
+# hand), and talk that is no fact at all (dropped with its reason: jokes and hyperbole, offers, passing actions,
+# questions, hypotheticals, a line from a TV show, pronouns nobody resolved).
 SCRIPTS: tuple[Script, ...] = (
     Script(
         "standup",
@@ -69,6 +76,9 @@ SCRIPTS: tuple[Script, ...] = (
             L("Jun", "Great. Any blockers?"),
             L(ME, "Uh, not really. I I I might need the staging database reset."),
             L("Jun", "I'll ask ops to reset it before ten."),
+            L("Tomas", "Also, heads up, I'm on call this week, so ping me if payments break."),
+            L(ME, "This sprint is killing me, honestly."),
+            L("Jun", "Ha. One more week. I'm taking Friday off, by the way, my daughter has a recital."),
         ),
     ),
     Script(
@@ -84,6 +94,10 @@ SCRIPTS: tuple[Script, ...] = (
             L("Ben", "That's fair. We should ride the canyon loop on Saturday."),
             L(ME, "Yes! Saturday morning works, like eight?"),
             L("Ben", "Eight is good. I'll bring coffee."),
+            L(ME, "I don't drink coffee anymore, remember? I switched to green tea in March."),
+            L("Ben", "Right, right. I'll bring you one of those matcha things then."),
+            L(ME, "Deal. I'm just grabbing napkins, hold on."),
+            L("Ben", "If I won the lottery I'd buy a bike shop, honestly."),
         ),
     ),
     Script(
@@ -97,7 +111,9 @@ SCRIPTS: tuple[Script, ...] = (
             L("Agent", "I can look that up. Can I have the member's social security number?"),
             L(ME, f"Sure, it's {DEMO_SSN}."),
             L("Agent", "Thanks. I see the claim, it was approved on Friday and the payment goes out next week."),
-            L(ME, "Oh great, um, that's all I needed. Thanks Sam."),
+            L(ME, "Oh great. Also, I'm allergic to penicillin, is that on my file?"),
+            L("Agent", "It is, penicillin allergy is listed. Anything else?"),
+            L(ME, "No, um, that's all I needed. Thanks Sam."),
         ),
     ),
     Script(
@@ -107,11 +123,13 @@ SCRIPTS: tuple[Script, ...] = (
         ("limitless",),
         (
             L("Helen", "Dana! Your tomatoes are taking over the fence again."),
-            L(ME, "I know, I'm sorry. I'll tie them back this weekend."),
+            L(ME, "I know, I'm sorry. I'll tie them back."),
             L("Helen", "Oh I don't mind, take some of my basil if you want."),
             L(ME, "I'd love that. I'm making pesto on Sunday."),
+            L("Helen", "I'm a retired botanist, you know, so I can't help giving advice."),
             L("Helen", "By the way, I'm away from the twelfth to the twentieth, could you water my plants?"),
             L(ME, "Of course. Leave the key under the blue pot."),
+            L("Helen", "My grandson moved to Tucson last month, so I'm flying out to see him."),
         ),
     ),
     Script(
@@ -143,6 +161,8 @@ SCRIPTS: tuple[Script, ...] = (
             L("Jun", "Okay. Back on the record."),
             L(ME, "Back on the record. I'd like to lead the reporting project next quarter."),
             L("Jun", "I think you'd be great for it. Write me a one page plan by Friday."),
+            L(ME, "I'll have the plan to you by Friday."),
+            L("Jun", "You're the most senior engineer on the team now, you know that?"),
         ),
     ),
     Script(
@@ -173,6 +193,25 @@ SCRIPTS: tuple[Script, ...] = (
                 "Perfect. I'll order the tres leches from Dulce.",
                 "Perfect, I'll order the tres leches from Dulce.",
             ),
+            L(
+                "Rosa",
+                "Oh, and I got the job at the children's hospital, I start in January.",
+                "Oh and I got the job at the children's hospital, I start in January.",
+            ),
+            L(ME, "Rosa! That's amazing.", "Rosa, that's amazing!"),
+        ),
+    ),
+    Script(
+        "tv-night",
+        3,
+        time(21, 40),
+        ("omi",),
+        (
+            L("Owen", "Did you see the new episode of Harbor Lights?"),
+            L(ME, "Yes! The captain goes, I'm allergic to the sea, every single episode."),
+            L("Owen", "Ha, classic. Are you still doing the pottery class?"),
+            L(ME, "Every Tuesday. I've been doing pottery for two years now."),
+            L("Owen", "I'm a carpenter, I should make you shelves for all those bowls."),
         ),
     ),
     Script(
@@ -186,7 +225,7 @@ SCRIPTS: tuple[Script, ...] = (
             L("Nadia", "Three percent, so nineteen fifty-six a month from August."),
             L(ME, "Okay. I'd like to renew for twelve months then."),
             L("Nadia", "Great, I'll email the paperwork today. Unit number is 4 0 7, right?"),
-            L(ME, "Yes, 4 0 7."),
+            L(ME, "Yes, 4 0 7. I've lived in this building for six years."),
         ),
     ),
     Script(
@@ -200,6 +239,7 @@ SCRIPTS: tuple[Script, ...] = (
             L(ME, "That's that's rough. Bike rides are still fine?"),
             L("Ben", "Yeah, biking is fine. So Saturday's still on."),
             L(ME, "Saturday's on. Eight at the trailhead."),
+            L("Ben", "I work nights at the fire station starting next month, so weekends are all I've got."),
         ),
     ),
     Script(
@@ -224,6 +264,7 @@ SCRIPTS: tuple[Script, ...] = (
             L(ME, "Oh nice, um, two pounds please."),
             L("Vendor", "That's eight dollars. Want some honey too?"),
             L(ME, "No thanks, I'm allergic to bee pollen, so I skip the raw honey."),
+            L("Vendor", "I keep the bees myself, out in Longmont. Forty hives."),
         ),
     ),
     Script(
@@ -236,7 +277,22 @@ SCRIPTS: tuple[Script, ...] = (
             L(ME, "Thanks. The ticket is 4 4 0 2, right?"),
             L("Tomas", "Right, 4 4 0 2. The main one is the CSV header order."),
             L(ME, "Uh, good catch. I'll fix the header order this afternoon."),
-            L("Tomas", "Then it's good to merge."),
+            L("Tomas", "Then it's good to merge. I'm moving to the platform team in February, did Jun tell you?"),
+            L(ME, "No! We'll miss you."),
+        ),
+    ),
+    Script(
+        "climbing-priti",
+        5,
+        time(18, 30),
+        ("limitless",),
+        (
+            L("Priti", "You climbed that overhang like it was nothing."),
+            L(ME, "Ha, my forearms are on fire. I've been climbing since college though."),
+            L("Priti", "I just got my route setting certificate, so I'm setting on Wednesdays now."),
+            L(ME, "Congrats! Are you still vegetarian, for the potluck?"),
+            L("Priti", "Vegan now, actually, since the summer."),
+            L(ME, "Noted. I'll make the lentil thing."),
         ),
     ),
     Script(
@@ -249,6 +305,8 @@ SCRIPTS: tuple[Script, ...] = (
             L(ME, "Yes, Mount Falcon, we leave at seven thirty."),
             L("Leo", "Can Ben come? He said he likes that trail."),
             L(ME, "I'll ask him. Pack your rain jacket, it might storm after noon."),
+            L("Leo", "I made the soccer team, by the way. Practice is Mondays and Thursdays."),
+            L(ME, "Leo, that's great! I'm so proud of you."),
         ),
     ),
     Script(
@@ -261,6 +319,8 @@ SCRIPTS: tuple[Script, ...] = (
             L(ME, "Yes, Mom, Saturday the nineteenth at my place."),
             L("Mom", "Should I bring anything? My flan?"),
             L(ME, "Your flan would be perfect."),
+            L("Mom", "I can't eat gluten anymore, the doctor said, so no bread for me."),
+            L(ME, "Okay, I'll make everything gluten free."),
         ),
     ),
 )

@@ -1,7 +1,7 @@
 """The transcript pipeline: an explicit, ordered list of pure steps over plain dataclasses.
 
     raw conversations -> off-the-record elision (own markers, then spans other devices elided) -> cleanup
-    -> redaction -> corrections -> speaker labeling
+    -> redaction -> corrections -> speaker labeling -> forgotten people removed
 
 No step touches the database, the network, files or logs; the service layer (wearables.services.sync) loads a
 ``PipelineConfig`` once, runs ``run_pipeline`` and only then writes. Redaction runs before anything leaves this
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from wearables.pipeline.cleanup import cleanup
 from wearables.pipeline.corrections import correct_conversations
+from wearables.pipeline.forget import forget_people
 from wearables.pipeline.off_record import elide_off_record, elide_windows
 from wearables.pipeline.redaction import REDACTED, redact_text
 from wearables.pipeline.speakers import label_speakers
@@ -67,6 +68,7 @@ STEPS: list[Step] = [
     Step("corrections", lambda cs, cfg: correct_conversations(cs, cfg.corrections)),
     Step("final_redaction", redact_conversations),
     Step("speakers", label_speakers),
+    Step("forget", forget_people),
 ]
 
 

@@ -6,7 +6,8 @@ from datetime import date, timedelta
 
 from django.db.models import Q
 
-from memory_site.services import get_settings
+from accounts.services import get_settings
+from ledger.forgetting import forgotten_names
 from wearables.models import (
     Conversation,
     Correction,
@@ -113,4 +114,5 @@ def build_config(owner, source: Source, local_date: date | None = None) -> Pipel
         self_person=_known(me) if me else None,
         reference=reference_conversations(owner, source, local_date) if local_date else [],
         elided_elsewhere=elided_elsewhere(owner, source, local_date) if local_date else [],
+        forgotten=forgotten_names(owner),
     )

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ledger.exceptions import DomainError
+from accounts.exceptions import DomainError
 
 
 class WearablesError(DomainError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from ledger.owned import get_owned_or_404
+from accounts.owned import get_owned_or_404
 from wearables.models import Correction, RedactionRule
 from wearables.pipeline.redaction import compile_user_pattern
 from wearables.services.errors import WearablesError, WearablesValidationError

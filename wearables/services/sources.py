@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from distill import policies
 from wearables.connectors import ProviderError, get_connector
 from wearables.models import Source, SourceKind, WearablesSettings
 from wearables.services.errors import WearablesError, WearablesValidationError
@@ -20,7 +21,17 @@ CREDENTIAL_FIELDS = {
     "bee": {"api_token"},
     "omi": {"api_key", "app_id", "user_id", "api"},
 }
-TRUST_FIELDS = ("source_trust", "auto_approve_trust", "review_trust", "min_confidence")
+# The device's memory settings live in the trust gate's policy (distill.GatePolicy); page/API name -> field.
+POLICY_FIELDS = {
+    "memory_mode": "mode",
+    "source_trust": "source_trust",
+    "auto_approve_trust": "auto_approve_trust",
+    "review_trust": "review_trust",
+    "min_importance": "min_importance",
+    "max_memories_per_day": "max_memories_per_day",
+    "min_confidence": "min_confidence",
+    "import_native_memories": "native_mode",
+}
 
 
 def get_wearables_settings(owner) -> WearablesSettings:
@@ -73,11 +84,20 @@ def get_source(owner, kind: str) -> Source:
     return source
 
 
-def _validate_trust(values: dict[str, Any]) -> None:
-    for name in TRUST_FIELDS:
-        value = values.get(name)
-        if value is not None and not (0.0 <= float(value) <= 1.0):
-            raise WearablesValidationError(f"{name} must be between 0 and 1")
+def memory_source_key(kind: str) -> str:
+    """The trust gate's key for a device: its gate policy and the source label of its memories."""
+    return f"wearable:{kind}"
+
+
+def gate_policy(source: Source):
+    """The device's gate policy (``distill.GatePolicy``), created with the defaults on first use."""
+    return policies.get_policy(source.owner, memory_source_key(source.kind))
+
+
+def policy_view(source: Source) -> dict[str, Any]:
+    """The gate policy under the names the Sources page and the sources API have always used."""
+    gate = gate_policy(source)
+    return {name: getattr(gate, field) for name, field in POLICY_FIELDS.items()}
 
 
 @transaction.atomic
@@ -108,35 +128,21 @@ def update_source(*, owner, kind: str, **changes: Any) -> Source:
         url = str(changes["base_url"]).strip()
         if url and not url.startswith(("http://", "https://")):
             raise WearablesValidationError("base_url must start with http:// or https://")
+        # One limit for the form and the API: the column's own (SourceIn declares the same number).
+        limit = Source._meta.get_field("base_url").max_length
+        if len(url) > limit:
+            raise WearablesValidationError(f"base_url is too long ({len(url)} characters, at most {limit})")
         changes["base_url"] = url.rstrip("/")
-    if "memory_mode" in changes and changes["memory_mode"] not in Source.MemoryMode.values:
-        raise WearablesValidationError(f"memory_mode must be one of {', '.join(Source.MemoryMode.values)}")
-    if "import_native_memories" in changes and changes["import_native_memories"] not in Source.NativeMode.values:
-        raise WearablesValidationError(f"import_native_memories must be one of {', '.join(Source.NativeMode.values)}")
-    if "min_importance" in changes and changes["min_importance"] not in Source.Importance.values:
-        raise WearablesValidationError(f"min_importance must be one of {', '.join(Source.Importance.values)}")
-    if "max_memories_per_day" in changes and int(changes["max_memories_per_day"]) < 0:
-        raise WearablesValidationError("max_memories_per_day must be 0 (no limit) or more")
-    _validate_trust(changes)
-    merged_trust = {name: changes.get(name, getattr(source, name)) for name in TRUST_FIELDS}
-    if float(merged_trust["review_trust"]) > float(merged_trust["auto_approve_trust"]):
-        raise WearablesValidationError("review_trust must not be above auto_approve_trust")
-    editable = {
-        "enabled",
-        "base_url",
-        "memory_mode",
-        "source_trust",
-        "auto_approve_trust",
-        "review_trust",
-        "min_importance",
-        "max_memories_per_day",
-        "min_confidence",
-        "import_native_memories",
-    }
+    policy_changes = {POLICY_FIELDS[k]: changes.pop(k) for k in list(changes) if k in POLICY_FIELDS}
+    editable = {"enabled", "base_url"}
     for name, value in changes.items():
         if name not in editable:
             raise WearablesValidationError(f"{name} cannot be changed")
         setattr(source, name, value)
+    if policy_changes:
+        # The gate validates (422 PolicyError, messages in this page's names); the transaction keeps both or none.
+        labels = {field: name for name, field in POLICY_FIELDS.items()}
+        policies.update_policy(owner=owner, source_key=memory_source_key(source.kind), labels=labels, **policy_changes)
     source.save()
     if source.enabled:
         # Turning a source on turns the feature on: nothing else would ever sync it.

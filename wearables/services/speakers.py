@@ -7,7 +7,7 @@ import re
 
 from django.db import transaction
 
-from ledger.owned import get_owned_or_404
+from accounts.owned import get_owned_or_404
 from wearables.models import Conversation, Person, Source, SpeakerAssignment, SpeakerIdentity
 from wearables.pipeline.speakers import GENERIC_LABELS
 from wearables.services.errors import WearablesError
@@ -28,7 +28,7 @@ def _clean_name(name: str) -> str:
 def _self_person(owner, name: str | None = None) -> Person:
     me = Person.objects.owned_by(owner).filter(is_self=True).first()
     if me is None:
-        from memory_site.services import get_settings
+        from accounts.services import get_settings
 
         name = name or get_settings(owner).display_name or owner.get_username()
         me, _ = Person.objects.get_or_create(owner=owner, name=name)

@@ -16,18 +16,19 @@ from django.db import transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from memory_site.services import user_timezone
+from accounts.services import user_timezone
 from wearables.connectors import ProviderError
-from wearables.models import DayTranscript, NativeMemoryImport, Source, SyncRun, Utterance
+from wearables.models import Conversation, DayTranscript, NativeMemoryImport, Source, SyncRun, Utterance
 from wearables.pipeline import STEPS, Convo, Turn, from_raw, redact_text, run_pipeline
 from wearables.services.config import build_config, redaction_patterns
 from wearables.services.errors import WearablesError
 from wearables.services.sources import connector_for, get_source, get_wearables_settings
-from wearables.services.transcripts import NATIVE_MEMORIES_TASK, spans_from_json, write_day
+from wearables.services.transcripts import NATIVE_MEMORIES_TASK, export_markdown, spans_from_json, write_day
 
 logger = logging.getLogger(__name__)
 
 MAX_DAYS = 366
+INTERRUPTED_AFTER = timedelta(hours=1)  # the deep sync task's timeout is 30 minutes
 # Bee has no wearer flag and aligns against the others, so it goes last.
 SYNC_ORDER = {"limitless": 0, "omi": 1, "bee": 2}
 
@@ -82,6 +83,7 @@ def sync(
     tz = user_timezone(owner)
     export = get_wearables_settings(owner).export_markdown
     patterns = redaction_patterns(owner)
+    close_interrupted_runs(source)
     run = SyncRun.objects.create(
         owner=owner, source=source, window_start=dates[0], window_end=dates[-1], trigger=trigger
     )
@@ -95,24 +97,33 @@ def sync(
             result = connector.fetch_day(day, tz)
             run.pages += result.pages
             warnings += [f"{day}: {redact_text(w, patterns)}" for w in result.warnings]
+            if not result.complete and _would_lose_stored(source, day, result.conversations):
+                warnings.append(f"{day}: the provider's listing was cut short; kept the stored day as it was")
+                succeeded += 1
+                continue
             convos = process_day(owner, source, day, result.conversations, tz=tz)
-            _, changed = write_day(
+            transcript, changed = write_day(
                 owner=owner,
                 source=source,
                 local_date=day,
                 tz_name=str(tz.key),
                 convos=convos,
                 force_memories=force_memories,
-                export=export,
             )
+            if changed and export:
+                warnings += _export(transcript)
             run.conversations += len(convos)
             run.utterances += sum(len(c.turns) for c in convos)
             run.days_changed += int(changed)
             succeeded += 1
-            if changed and any(c.elided for c in convos):
-                # Another device may have stored this stretch before (it mis-heard the marker): scrub it too.
+            if changed:
+                # Other devices' stored days may depend on this one: a device without a wearer flag (Bee) finds
+                # the wearer by aligning against it, and another device may have kept a stretch this one elided
+                # as off the record. Re-label them now, so the result does not depend on which source synced
+                # first and an unchanged re-sync of theirs later writes nothing.
+                around = [day - timedelta(days=1), day, day + timedelta(days=1)]
                 reprocess_stored_days(
-                    owner=owner, dates=[day - timedelta(days=1), day, day + timedelta(days=1)], exclude=source
+                    owner=owner, dates=around if any(c.elided for c in convos) else [day], exclude=source
                 )
             if progress:
                 progress(f"{source.kind} {day}: {len(convos)} conversations, {'changed' if changed else 'unchanged'}")
@@ -145,9 +156,46 @@ def sync(
     return run
 
 
+def close_interrupted_runs(source: Source, *, now=None) -> int:
+    """Mark runs left "running" by a killed worker or a lost database connection as failed; returns how many.
+
+    A run still open after ``INTERRUPTED_AFTER`` (longer than the longest sync task's timeout) cannot be alive.
+    Its days were each written whole or not at all, so nothing is undone: the next sync re-fetches the window.
+    """
+    cutoff = (now or timezone.now()) - INTERRUPTED_AFTER
+    return SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING, started_at__lt=cutoff).update(
+        status=SyncRun.Status.FAILED,
+        finished_at=now or timezone.now(),
+        errors=["interrupted: the sync stopped before finishing (worker or database restart); nothing half-written"],
+    )
+
+
+def _would_lose_stored(source: Source, day: date, raw_conversations) -> bool:
+    """Whether an incomplete fetch lacks a conversation already stored for the day (then it must not replace it)."""
+    fetched = {str(r.external_id)[:200] for r in raw_conversations}
+    stored = Conversation.objects.filter(transcript__source=source, transcript__local_date=day)
+    return any(external_id not in fetched for external_id in stored.values_list("external_id", flat=True))
+
+
+def _export(transcript: DayTranscript) -> list[str]:
+    """Write the day's markdown export; a failure (disk full, no permission) is a warning, never a half file."""
+    try:
+        export_markdown(transcript)
+    except OSError as exc:
+        logger.error("markdown export of %s failed: %s", transcript.local_date, exc.strerror or type(exc).__name__)
+        return [
+            f"{transcript.local_date}: markdown export failed ({exc.strerror or type(exc).__name__}); "
+            "the day is stored, the export file was left as it was"
+        ]
+    return []
+
+
 def _import_native_memories(owner, source: Source, connector, patterns) -> list[str]:
     """Store the provider's own memories (redacted) once per id; queue new or changed ones for the trust area."""
-    if source.import_native_memories == Source.NativeMode.OFF:
+    from distill.models import NativeMode
+    from wearables.services.sources import gate_policy
+
+    if gate_policy(source).native_mode == NativeMode.OFF:
         return []
     fresh: list[int] = []
     with transaction.atomic():
@@ -185,7 +233,7 @@ def sync_enabled_sources(
 
 
 # --- Re-processing stored days (after a speaker, correction or redaction-rule change) ---------------------
-LOCAL_STEPS = {"cross_device_off_record", "corrections", "final_redaction", "speakers"}
+LOCAL_STEPS = {"cross_device_off_record", "corrections", "final_redaction", "speakers", "forget"}
 
 
 def _stored_convos(transcript: DayTranscript) -> list[Convo]:

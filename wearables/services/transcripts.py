@@ -22,8 +22,8 @@ from wearables.pipeline import Convo
 
 logger = logging.getLogger(__name__)
 
-MEMORY_PASS_TASK = "wearables.memories.tasks.run_memory_pass"
-NATIVE_MEMORIES_TASK = "wearables.memories.tasks.import_native_memories"
+MEMORY_PASS_TASK = "wearables.tasks.run_memory_pass"
+NATIVE_MEMORIES_TASK = "wearables.tasks.import_native_memories"
 
 
 def _iso(dt) -> str | None:
@@ -106,8 +106,12 @@ def export_markdown(transcript: DayTranscript) -> None:
     path = export_path(transcript)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".md.tmp")
-    tmp.write_text(transcript.markdown, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(transcript.markdown, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # disk full or read-only: the previous export stays whole, no half file
+        raise
 
 
 def enqueue_memory_pass(transcript_id: int) -> None:
@@ -163,7 +167,8 @@ def write_day(
         _store_conversations(owner, transcript, convos)
         enqueue_memory_pass(transcript.pk)
         if export:
-            transaction.on_commit(lambda: export_markdown(transcript))
+            # robust: a failed export (disk full) is logged; the stored day, already committed, is the truth.
+            transaction.on_commit(lambda: export_markdown(transcript), robust=True)
     return transcript, True
 
 

@@ -139,10 +139,11 @@ class BeeConnector(HttpConnector):
             cursor = str(cursor) if cursor not in (None, "") else None
             if not cursor:
                 break
-            if guard.repeated(cursor):
+            if guard.repeated(cursor, [item.get("id") for item in items if isinstance(item, dict)]):
                 result.warnings.append(
                     f"Bee repeated a pagination cursor on page {result.pages}; stopped paging to avoid a loop"
                 )
+                result.complete = False
                 break
             if not items:
                 result.warnings.append(f"Bee returned an empty page with a cursor on page {result.pages}; stopped")

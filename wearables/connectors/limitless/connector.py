@@ -84,10 +84,11 @@ class LimitlessConnector(HttpConnector):
             cursor = next_cursor(body)
             if not cursor:
                 break
-            if guard.repeated(cursor):
+            if guard.repeated(cursor, [item.get("id") for item in lifelogs if isinstance(item, dict)]):
                 result.warnings.append(
                     f"Limitless repeated a pagination cursor on page {result.pages}; stopped paging to avoid a loop"
                 )
+                result.complete = False
                 break
             if not lifelogs:
                 result.warnings.append(

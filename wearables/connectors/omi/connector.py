@@ -147,6 +147,7 @@ class OmiConnector(HttpConnector):
                 result.warnings.append(
                     f"Omi returned the same conversations again on page {result.pages}; stopped paging to avoid a loop"
                 )
+                result.complete = False
                 break
             for item in batch:
                 if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:

@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 
-from ledger.exceptions import DomainError
-from memory_site.services import user_timezone
+from accounts.exceptions import DomainError
+from accounts.services import user_timezone
 from wearables import queries, services
 from wearables.models import Correction
 
@@ -171,7 +171,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{h['date']} {h['source']:<9} #{h['index']:<5} {h['speaker']}: {h['text']}")
 
     def do_memories(self, owner, opts):
-        from wearables.memories.queries import memories_for_day
+        from wearables.services.memories import memories_for_day
 
         source = services.get_source(owner, opts["source"]) if opts.get("source") else None
         day = _date(opts["date"]) if opts.get("date") else None

@@ -1,0 +1,113 @@
+"""Distill's own tables: the gate policy per (owner, source key) and the claim index that keys dedup, "same
+day" and re-runs on explicit fields (never on ledger tags)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from accounts.owned import OwnedModel, OwnedQuerySet
+
+
+class Mode(models.TextChoices):
+    SMART = "smart"  # trust score decides: accept / review / drop
+    REVIEW = "review"  # everything that survives the gates waits in review
+    AUTO = "auto"  # gates only, survivors accepted
+    OFF = "off"  # nothing is written
+
+
+class NativeMode(models.TextChoices):
+    SMART = "smart"
+    REVIEW = "review"
+    OFF = "off"
+
+
+class Importance(models.TextChoices):
+    LOW = "low"
+    NORMAL = "normal"
+    HIGH = "high"
+
+
+class GatePolicy(OwnedModel):
+    """How much the gate trusts one source of one owner, and what it does with the score. Created with the
+    defaults on first use (``distill.policies.get_policy``); the Sources page edits it."""
+
+    source_key = models.CharField(max_length=100, help_text='e.g. "wearable:limitless", "chat:claude-code"')
+    mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.SMART)
+    source_trust = models.FloatField(default=0.8)
+    auto_approve_trust = models.FloatField(default=0.7)
+    review_trust = models.FloatField(default=0.45)
+    min_importance = models.CharField(max_length=10, choices=Importance.choices, default=Importance.LOW)
+    max_memories_per_day = models.PositiveIntegerField(default=0, help_text="0 = no limit")
+    min_confidence = models.FloatField(default=0.6)
+    native_mode = models.CharField(
+        max_length=10, choices=NativeMode.choices, default=NativeMode.SMART, help_text="provider's own memories"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["source_key"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "source_key"], name="distill_gatepolicy_one_per_source"),
+            models.CheckConstraint(
+                condition=models.Q(source_trust__gte=0, source_trust__lte=1)
+                & models.Q(auto_approve_trust__gte=0, auto_approve_trust__lte=1)
+                & models.Q(review_trust__gte=0, review_trust__lte=1)
+                & models.Q(min_confidence__gte=0, min_confidence__lte=1),
+                name="distill_gatepolicy_trust_in_unit_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_key} ({self.mode})"
+
+
+class ClaimQuerySet(OwnedQuerySet):
+    def active(self) -> ClaimQuerySet:
+        return self.filter(fact__status__in=("accepted", "pending_review", "pending"))
+
+    def for_day(self, day_key: str) -> ClaimQuerySet:
+        return self.filter(day_key=day_key)
+
+    def from_source(self, source_key: str) -> ClaimQuerySet:
+        return self.filter(source_key=source_key)
+
+    def from_family(self, prefix: str) -> ClaimQuerySet:
+        """``"wearable"`` matches every "wearable:<kind>" source key (and a bare "wearable")."""
+        return self.filter(models.Q(source_key=prefix) | models.Q(source_key__startswith=f"{prefix}:"))
+
+
+class Claim(OwnedModel):
+    """One memory the gate wrote, keyed explicitly: which source said it, in which re-runnable scope, on which
+    owner-local day, with which normalised content. A re-run of a scope matches its claims here instead of
+    writing them again; the unique constraint holds when two workers race."""
+
+    class Origin(models.TextChoices):
+        EXTRACTED = "extracted"
+        NATIVE = "native"
+        AGENT = "agent"
+
+    source_key = models.CharField(max_length=100)
+    scope_key = models.CharField(max_length=200)
+    day_key = models.CharField(max_length=10, blank=True, help_text="owner-local ISO date; empty for undated claims")
+    claim_hash = models.CharField(max_length=64, help_text="sha256 of the normalised memory text")
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.EXTRACTED)
+    fact = models.ForeignKey("ledger.Fact", on_delete=models.CASCADE, related_name="distill_claims")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ClaimQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "source_key", "day_key", "claim_hash"], name="distill_claim_once_per_source_day"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["owner", "scope_key"], name="distill_claim_scope"),
+            models.Index(fields=["owner", "day_key"], name="distill_claim_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_key} {self.day_key} {self.claim_hash[:12]}"

@@ -1,0 +1,399 @@
+"""The trust gate's entry points. Any conversation in, trust-scored memories out, every write a ledger commit.
+
+    distill(...)        extract → injection screening → cross-check (corroboration hook) → support from active
+                        memories → judge → score → decide → gates → write (ledger.services) + Claim keys
+    import_native(...)  a provider's own memories through the same score and gates
+    remember(...)       an agent's proposal: screened, gated, never auto-accepted, refusals honoured
+    upsert_digest(...)  the daily digest episode a source asks for with its conversation titles
+
+One pass per (owner, scope_key) at a time (PostgreSQL advisory lock); re-running a scope matches its stored
+claims by (source_key, day_key, claim_hash) and only re-scores them (promote / demote).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.db import transaction
+from django.utils import timezone as dj_timezone
+
+from accounts.exceptions import DomainError
+from accounts.services import get_settings
+from distill import hooks, pipeline, policies, trust, writing
+from distill.conversation import Conversation, NativeMemory, Role
+from distill.extraction.base import Candidate, content_hash
+from distill.extraction.deterministic import clean
+from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
+from distill.inputs import day_input
+from distill.models import Claim
+from distill.writing import PassReport
+from ledger import services as ledger
+from ledger.models import Fact
+from ledger.services import EvidenceIn
+
+log = logging.getLogger(__name__)
+
+NATIVE_CONFIDENCE = 0.85  # a provider's own summarised fact: fairly clean text, but still machine-made
+AGENT_CONFIDENCE = 0.6  # an agent's paraphrase of what it was told: plausible, never certain
+MAX_REMEMBER_CHARS = 500
+
+__all__ = ["PassReport", "RememberResult", "distill", "import_native", "remember", "upsert_digest"]
+
+
+class RememberError(DomainError):
+    status_code = 422
+
+
+def owner_name(owner) -> str:
+    return get_settings(owner).display_name or owner.get_username()
+
+
+def display_tags(source_key: str, marker: str) -> list[str]:
+    """Tags for people browsing the ledger ("wearable", "wearable:omi", "wearable-day:2026-06-08"). Display only:
+    the gate keys everything on ``Claim`` fields, never on tags."""
+    family = source_key.split(":", 1)[0]
+    tags = [family, source_key] if family != source_key else [family]
+    return tags + ([f"{family}-{marker}"] if marker else [])
+
+
+def _active_memories(owner) -> list[pipeline.ActiveMemory]:
+    facts = Fact.objects.owned_by(owner).filter(status="accepted").select_related("subject_entity")[:5000]
+    return [
+        pipeline.ActiveMemory(
+            str(f.public_id),
+            "user"
+            if f.subject_kind == "user"
+            else (f"person:{f.subject_entity.name}" if f.subject_entity_id else "unknown"),
+            f.content,
+        )
+        for f in facts
+    ]
+
+
+def _evidence_builder(tmap, *, source_key: str, source_type: str, extractor: str, warnings: list[str]):
+    def evidence_for(scored: trust.Scored) -> EvidenceIn:
+        cand = scored.candidate
+        conv, ref = tmap.source_ref(cand)
+        details = scored.evidence_payload() | {
+            "attribution": cand.attribution,
+            "person": cand.person,
+            "kind": cand.kind,
+            "flags": cand.flags,
+            "extraction_confidence": cand.extraction_confidence,
+            "proposition_key": cand.proposition_key,
+            "content_hash": cand.content_hash,
+            "warnings": warnings,
+        }
+        return EvidenceIn(
+            source_type=conv.source_type if conv else source_type,
+            source_ref=ref,
+            quote=cand.evidence.quote if cand.evidence else "",
+            extractor_id=cand.extractor or extractor,
+            extractor_version=cand.extractor_version,
+            capture_confidence=cand.capture_confidence,
+            observed_at=cand.valid_from,
+            source_label=source_key,
+            details=details,
+        )
+
+    return evidence_for
+
+
+def distill(
+    *, owner, conversations: list[Conversation], scope_key: str, source_key: str, corroboration=None
+) -> PassReport:
+    """Run the full pass over ``conversations`` (one scope of one source) and write what survives.
+
+    Idempotent per scope: memories this source already wrote for the day are matched by claim hash and only
+    re-scored. ``corroboration`` overrides the source's registered hook (``distill.hooks``).
+    """
+    report = PassReport(scope_key=scope_key)
+    gate = policies.get_policy(owner, source_key)
+    policy = policies.as_trust_policy(gate)
+    if policy.mode == "off":
+        report.warnings.append("memory mode off: transcript only")
+        return report
+    conversations = [c for c in conversations if c.turns]
+    if not conversations:
+        return report
+    day_key = next((c.day_key for c in conversations if c.day_key), "")
+    source_type = conversations[0].source_type
+    day, tmap = day_input(conversations, owner_name(owner), source_kind=source_key.split(":")[-1])
+    day.owner_key = str(owner.pk)  # the LLM extractor's daily call cap is per owner
+    siblings = [
+        pipeline.SiblingUtterance(s.source, s.text, s.is_owner, s.at)
+        for s in hooks.sightings(
+            owner=owner, source_key=source_key, day_key=day_key, scope_key=scope_key, hook=corroboration
+        )
+    ]
+    existing = writing.source_day_facts(owner, source_key, day_key)
+    out = pipeline.run(
+        pipeline.PassInput(
+            day=day,
+            policy=policy,
+            siblings=siblings,
+            active=_active_memories(owner),
+            existing_hashes=writing.active_hashes(owner) - set(existing),
+            existing_today=sum(1 for f in existing.values() if f.status in writing.ACTIVE),
+            not_a_person={i for i, (_, t) in tmap.turns.items() if t.speaker.role not in Role.SPEAKS_FOR_SOMEONE},
+        )
+    )
+    report.warnings, report.extractor = out.warnings, out.extractor
+    with transaction.atomic():
+        writing.lock_scope(owner, scope_key)
+        ctx = writing.WriteContext(
+            owner=owner,
+            source_key=source_key,
+            scope_key=scope_key,
+            day_key=day_key,
+            origin=Claim.Origin.EXTRACTED,
+            tags=display_tags(source_key, f"day:{day_key}" if day_key else ""),
+            evidence_for=_evidence_builder(
+                tmap, source_key=source_key, source_type=source_type, extractor=out.extractor, warnings=out.warnings
+            ),
+            # Re-read under the lock: a pass that ran meanwhile has keyed its claims.
+            existing=writing.source_day_facts(owner, source_key, day_key),
+            same_day=writing.other_sources_day_facts(owner, source_key, day_key),
+        )
+        writing.write(ctx, out.scored, report)
+    log.info("distill pass %s: %s", scope_key, report)
+    return report
+
+
+def _native_candidate(mem: NativeMemory, source_key: str) -> Candidate | None:
+    from distill.extraction.deterministic import _classify
+
+    text = clean(mem.text or "")
+    if len(text.split()) < 3:
+        return None
+    kind, _, importance = _classify(text)
+    cand = Candidate(
+        subject="user",
+        predicate=f"{kind or 'other'}:native",
+        args=[],
+        content=text,
+        kind=kind or "other",
+        importance=importance if kind else "normal",
+        extraction_confidence=NATIVE_CONFIDENCE,
+        capture_confidence=0.9,
+        attribution="user",
+        valid_from=mem.at,
+        extractor=f"native:{source_key.split(':')[-1]}",
+        extractor_version="1",
+    )
+    if looks_like_injection(text):
+        cand.capture_confidence = INJECTION_CAPTURE_CONFIDENCE
+        cand.flags.append("instruction-like text")
+    return cand
+
+
+def import_native(
+    *, owner, source_key: str, memories: list[NativeMemory], source_ref: dict | None = None
+) -> PassReport:
+    """Import a provider's own memories through the gate. Prior = source_trust × 0.9; the policy's
+    ``native_mode`` (smart | review | off) decides. Idempotent by claim hash per source."""
+    from distill.judge import judge
+
+    scope_key = f"{source_key}:native"
+    report = PassReport(scope_key=scope_key)
+    policy = policies.as_trust_policy(policies.get_policy(owner, source_key), native=True)
+    if policy.mode == "off":
+        report.warnings.append("native memory import off")
+        return report
+    candidates = [(c, m) for m in memories if (c := _native_candidate(m, source_key)) is not None]
+    verdicts, warnings = judge([c for c, _ in candidates]) if policy.mode == "smart" else ({}, [])
+    report.warnings += warnings
+    scored_items, by_scored = [], {}
+    for cand, mem in candidates:
+        scored = trust.decide(
+            trust.score(cand, source_trust=policy.source_trust, judge_verdict=verdicts.get(cand.proposition_key)),
+            policy,
+        )
+        scored_items.append(scored)
+        by_scored[id(scored)] = mem
+    existing = writing.source_day_facts(owner, source_key, "")
+    trust.apply_gates(scored_items, policy, existing_hashes=writing.active_hashes(owner) - set(existing))
+
+    def evidence_for(scored: trust.Scored) -> EvidenceIn:
+        cand, mem = scored.candidate, by_scored.get(id(scored))
+        return EvidenceIn(
+            source_type="native_memory",
+            source_ref=dict(source_ref or {}) | {"external_id": getattr(mem, "external_id", "")},
+            quote=cand.content,
+            extractor_id=cand.extractor,
+            extractor_version=cand.extractor_version,
+            capture_confidence=cand.capture_confidence,
+            observed_at=cand.valid_from,
+            source_label=source_key,
+            details=scored.evidence_payload() | {"native": True, "flags": cand.flags},
+        )
+
+    family, _, rest = source_key.partition(":")
+    with transaction.atomic():
+        writing.lock_scope(owner, scope_key)
+        ctx = writing.WriteContext(
+            owner=owner,
+            source_key=source_key,
+            scope_key=scope_key,
+            day_key="",
+            origin=Claim.Origin.NATIVE,
+            tags=display_tags(source_key, f"native:{rest}" if rest else "native"),
+            evidence_for=evidence_for,
+            existing=writing.source_day_facts(owner, source_key, ""),
+        )
+        writing.write(ctx, scored_items, report)
+    return report
+
+
+@dataclass
+class RememberResult:
+    outcome: str  # admitted | escalated | contradicted | corroborated | duplicate | refused | dropped | off
+    fact: Fact | None = None
+    reason: str = ""
+
+    @property
+    def status(self) -> str | None:
+        return self.fact.status if self.fact else None
+
+    def as_dict(self) -> dict:
+        return {
+            "outcome": self.outcome,
+            "id": str(self.fact.public_id) if self.fact else None,
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+def _owner_day(owner) -> str:
+    try:
+        tz = ZoneInfo(get_settings(owner).timezone or "UTC")
+    except (ValueError, ZoneInfoNotFoundError):
+        tz = ZoneInfo("UTC")
+    return dj_timezone.now().astimezone(tz).date().isoformat()
+
+
+def remember(
+    *,
+    owner,
+    text: str,
+    source_key: str = "agent:mcp",
+    about: str = "user",
+    quote: str = "",
+    importance: str = "normal",
+    source_ref: dict | None = None,
+) -> RememberResult:
+    """An agent asks to remember something. Screened for injection (instruction-like text is dropped, never
+    queued), gated by the source's policy, never auto-accepted (at best pending review), and a lasting refusal
+    of the same claim wins. ``about``: "user" or a person's name."""
+    text = (text or "").strip()
+    if not text or len(text) > MAX_REMEMBER_CHARS:
+        raise RememberError(f"text must be 1 to {MAX_REMEMBER_CHARS} characters")
+    if importance not in ("low", "normal", "high"):
+        raise RememberError("importance must be low, normal or high")
+    quote = (quote or text).strip()[:2000]
+    policy = policies.as_trust_policy(policies.get_policy(owner, source_key))
+    if policy.mode == "off":
+        return RememberResult("off", reason="memory mode off")
+    if looks_like_injection(text) or looks_like_injection(quote):
+        log.info("remember from %s dropped: instruction-like text", source_key)
+        return RememberResult("dropped", reason="instruction-like text")
+    person = "" if about in ("", "user") else about.strip()[:200]
+    cand = Candidate(
+        subject=f"person:{person}" if person else "user",
+        predicate="other:agent",
+        args=[],
+        content=text,
+        kind="other",
+        importance=importance,
+        extraction_confidence=AGENT_CONFIDENCE,
+        capture_confidence=0.9,
+        attribution="third_party" if person else "user",
+        person=person,
+        extractor=source_key,
+        extractor_version="1",
+    )
+    scored = trust.decide(trust.score(cand, source_trust=policy.source_trust), policy)
+    if scored.decision == trust.ACCEPTED:
+        scored.decision, scored.reason = trust.PENDING, "proposed-by-agent"
+    day_key = _owner_day(owner)
+    scope_key = f"{source_key}:{day_key}"
+    with transaction.atomic():
+        writing.lock_scope(owner, scope_key)
+        existing = writing.source_day_facts(owner, source_key, day_key)
+        trust.apply_gates([scored], policy, existing_hashes=writing.active_hashes(owner) - set(existing))
+        same = existing.get(content_hash(text))
+        if same is not None and same.status in writing.ACTIVE:
+            return RememberResult("duplicate", fact=same, reason="already proposed today")
+        if scored.decision not in (trust.ACCEPTED, trust.PENDING):
+            return RememberResult("dropped", reason=scored.reason)
+        ctx = writing.WriteContext(
+            owner=owner,
+            source_key=source_key,
+            scope_key=scope_key,
+            day_key=day_key,
+            origin=Claim.Origin.AGENT,
+            tags=display_tags(source_key, ""),
+            evidence_for=lambda s: EvidenceIn(
+                source_type="agent",
+                source_ref=dict(source_ref or {}) | {"source": source_key},
+                quote=quote,
+                extractor_id=source_key,
+                extractor_version="1",
+                capture_confidence=cand.capture_confidence,
+                source_label=source_key,
+                details=s.evidence_payload(),
+            ),
+            existing=existing,
+        )
+        result = writing.propose(ctx, scored)
+        if result.fact is not None and result.admitted:
+            writing.record_claim(ctx, cand.content_hash, result.fact)
+    return RememberResult(result.outcome, fact=result.fact, reason=scored.reason)
+
+
+@dataclass
+class DigestItem:
+    at: datetime
+    title: str  # the conversation's title, or its first words
+
+
+def upsert_digest(
+    *,
+    owner,
+    source_key: str,
+    key: str,
+    title: str,
+    items: list[DigestItem],
+    timezone_name: str = "UTC",
+    source_type: str = "transcript",
+    source_ref: dict | None = None,
+    ended_at: datetime | None = None,
+):
+    """A daily digest episode ("3 recorded conversations: 09:10 Standup; …"), following the source's mode
+    (off: none; review: pending_review). Idempotent per ``key``."""
+    if policies.get_policy(owner, source_key).mode == "off" or not items:
+        return None
+    try:
+        tz = ZoneInfo(timezone_name or "UTC")
+    except (ValueError, ZoneInfoNotFoundError):
+        tz = ZoneInfo("UTC")
+    items = sorted(items, key=lambda i: i.at)
+    titles = [f"{i.at.astimezone(tz):%H:%M} {clean(i.title)[:60]}".strip() for i in items]
+    n = len(items)
+    summary = f"{n} recorded conversation{'s' if n != 1 else ''}: " + "; ".join(titles)
+    return ledger.upsert_episode(
+        owner=owner,
+        key=key,
+        summary=summary,
+        title=title,
+        kind="day",
+        started_at=items[0].at,
+        ended_at=ended_at or items[-1].at,
+        source_label=source_key,
+        source_type=source_type,
+        source_ref=dict(source_ref or {}),
+        status="pending_review" if policies.get_policy(owner, source_key).mode == "review" else "accepted",
+    )

@@ -1,0 +1,190 @@
+"""The trust score, the per-source modes and the deterministic gates. Pure: no database, no network.
+
+score = extraction_confidence × source_trust
+        + 0.15 if the judge accepts
+        + 0.15 if another source's transcript of the same day covers the same content
+        + 0.10 if an active memory supports it
+
+Modes: smart (≥ auto_approve → accepted, ≥ review → pending_review, else dropped), review (everything
+pending_review), auto (gates only, survivors accepted), off (nothing). A judge reject drops; a defer sends to
+review; a low capture confidence (instruction-like text, devices disagreeing) caps the decision at review.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from distill.extraction.base import IMPORTANCE, Candidate
+from ledger.text import claim_stem
+
+JUDGE_BONUS = 0.15
+CORROBORATION_BONUS = 0.15
+SUPPORT_BONUS = 0.10
+CORROBORATION_COVERAGE = 0.6  # share of the claim's tokens the other transcript must contain
+LOW_CAPTURE = 0.5  # below this the text itself is doubtful: review at best
+
+ACCEPTED = "accepted"
+PENDING = "pending_review"
+DROPPED = "dropped"
+REJECTED = "rejected"
+
+_STOP = set(
+    """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
+did will would can could should may might this that these those it its he she they them his her their there here
+who which what when where how so if then than very just about into over also like um uh okay oh yeah really i me
+my you your we our us others someone""".split()
+)
+
+
+def claim_tokens(text: str, *, drop: set[str] = frozenset()) -> set[str]:
+    words = re.findall(r"[a-z0-9]+", (text or "").lower().replace("'s", ""))
+    return {_stem(w) for w in words if w not in _STOP and _stem(w) not in drop and len(w) > 1}
+
+
+def _stem(word: str) -> str:
+    """Symmetric and coarse: "works"/"work", "moved"/"move", "allergic"/"allergy" compare equal."""
+    return claim_stem(word)
+
+
+def coverage(claim: str, other_text: str, *, drop: set[str] = frozenset()) -> float:
+    """Share of the claim's content tokens found in ``other_text`` (token-coverage similarity)."""
+    tokens = claim_tokens(claim, drop=drop)
+    if not tokens:
+        return 0.0
+    return len(tokens & claim_tokens(other_text)) / len(tokens)
+
+
+@dataclass
+class Policy:
+    mode: str = "smart"
+    source_trust: float = 0.8
+    auto_approve_trust: float = 0.7
+    review_trust: float = 0.45
+    min_importance: str = "low"
+    max_memories_per_day: int = 0
+    min_confidence: float = 0.6
+
+
+@dataclass
+class Scored:
+    candidate: Candidate
+    score: float = 0.0
+    components: dict = field(default_factory=dict)
+    decision: str = DROPPED
+    reason: str = ""
+    judge_verdict: str | None = None  # accept | reject | defer | None (no judge)
+    corroborating_sources: list[str] = field(default_factory=list)
+    supporting_memory_id: str | None = None
+    scored_decision: str = DROPPED  # the decision before the gates (used when re-scoring stored memories)
+
+    def evidence_payload(self) -> dict:
+        return {
+            "trust_score": round(self.score, 4),
+            "components": self.components,
+            "decision": self.decision,
+            "reason": self.reason,
+            "judge_verdict": self.judge_verdict,
+            "corroborating_sources": self.corroborating_sources,
+            "supporting_memory_id": self.supporting_memory_id,
+        }
+
+
+def score(
+    candidate: Candidate,
+    *,
+    source_trust: float,
+    judge_verdict: str | None = None,
+    corroborating_sources: list[str] | None = None,
+    supporting_memory_id: str | None = None,
+) -> Scored:
+    base = candidate.extraction_confidence * source_trust
+    components = {
+        "extraction_confidence": round(candidate.extraction_confidence, 4),
+        "source_trust": round(source_trust, 4),
+        "base": round(base, 4),
+        "judge": JUDGE_BONUS if judge_verdict == "accept" else 0.0,
+        "corroboration": CORROBORATION_BONUS if corroborating_sources else 0.0,
+        "support": SUPPORT_BONUS if supporting_memory_id else 0.0,
+        "capture_confidence": round(candidate.capture_confidence, 4),
+    }
+    total = base + components["judge"] + components["corroboration"] + components["support"]
+    return Scored(
+        candidate=candidate,
+        score=round(min(total, 1.0), 4),
+        components=components,
+        judge_verdict=judge_verdict,
+        corroborating_sources=sorted(corroborating_sources or []),
+        supporting_memory_id=supporting_memory_id,
+    )
+
+
+def decide(scored: Scored, policy: Policy) -> Scored:
+    """Set ``decision`` and ``reason`` from the mode, the score and the judge (gates come after)."""
+    cand = scored.candidate
+    if policy.mode == "off":
+        scored.decision, scored.reason = DROPPED, "mode off"
+    elif scored.judge_verdict == "reject":
+        scored.decision, scored.reason = DROPPED, "judge rejected"
+    elif policy.mode == "review":
+        scored.decision, scored.reason = PENDING, "review mode"
+    elif policy.mode == "auto":
+        scored.decision, scored.reason = ACCEPTED, "auto mode"
+    elif scored.score >= policy.auto_approve_trust:
+        scored.decision, scored.reason = ACCEPTED, "score above auto-approve"
+    elif scored.score >= policy.review_trust:
+        scored.decision, scored.reason = PENDING, "score in review band"
+    else:
+        scored.decision, scored.reason = DROPPED, "score below review"
+    if scored.decision == ACCEPTED and scored.judge_verdict == "defer":
+        scored.decision, scored.reason = PENDING, "judge deferred"
+    if scored.decision == ACCEPTED and cand.capture_confidence < LOW_CAPTURE:
+        scored.decision, scored.reason = PENDING, "low capture confidence: " + (", ".join(cand.flags) or "noisy")
+    # The extractor's ceiling (claim shape, see distill.extraction.claims): no bonus lifts a candidate past it.
+    if cand.ceiling == DROPPED:
+        scored.decision, scored.reason = DROPPED, f"not a claim: {cand.ceiling_reason}"
+    elif cand.ceiling == PENDING and scored.decision == ACCEPTED:
+        scored.decision, scored.reason = PENDING, f"review at most: {cand.ceiling_reason}"
+    scored.scored_decision = scored.decision
+    return scored
+
+
+def importance_rank(value: str) -> int:
+    return IMPORTANCE.index(value) if value in IMPORTANCE else 1
+
+
+def apply_gates(
+    scored: list[Scored], policy: Policy, *, existing_hashes: set[str], existing_today: int = 0
+) -> list[Scored]:
+    """Deterministic gates, in order: min_importance, min_confidence (review/auto), content-hash dedup (within the
+    run and against existing memories), then the per-day cap (highest trust first in smart mode)."""
+    floor = importance_rank(policy.min_importance)
+    seen = set(existing_hashes)
+    survivors: list[Scored] = []
+    for item in scored:
+        if item.decision == DROPPED:
+            continue
+        cand = item.candidate
+        if importance_rank(cand.importance) < floor:
+            item.decision, item.reason = DROPPED, f"below min_importance {policy.min_importance}"
+            continue
+        if policy.mode in ("review", "auto") and cand.extraction_confidence < policy.min_confidence:
+            item.decision, item.reason = DROPPED, f"below min_confidence {policy.min_confidence}"
+            continue
+        if cand.content_hash in seen:
+            item.decision, item.reason = DROPPED, "duplicate"
+            continue
+        seen.add(cand.content_hash)
+        survivors.append(item)
+    if policy.max_memories_per_day:
+        room = max(policy.max_memories_per_day - existing_today, 0)
+        ranked = sorted(survivors, key=lambda s: -s.score) if policy.mode == "smart" else list(survivors)
+        for item in ranked[room:]:
+            item.decision, item.reason = DROPPED, f"over max_memories_per_day {policy.max_memories_per_day}"
+    return scored
+
+
+def content_hash_differs(candidate: Candidate, memory) -> bool:
+    from distill.extraction.base import content_hash
+
+    return content_hash(memory.content) != candidate.content_hash

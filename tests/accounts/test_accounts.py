@@ -1,0 +1,60 @@
+"""The accounts app: tokens and settings keep their rows across the move out of memory_site; one error type."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from accounts import services
+from accounts.exceptions import DomainError
+from accounts.models import ApiToken, UserSettings
+from ledger.exceptions import HeadConflict, InvalidMutation
+
+
+def _migrate(targets):
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return executor.loader.project_state(targets).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_install_from_before_the_move_keeps_its_tokens_and_settings(django_user_model):
+    user = django_user_model.objects.create_user(username="carol", password="x")
+    old_apps = _migrate([("memory_site", "0002_cache_table")])  # the schema before accounts existed
+    OldToken = old_apps.get_model("memory_site", "ApiToken")
+    OldSettings = old_apps.get_model("memory_site", "UserSettings")
+    OldToken.objects.create(
+        owner_id=user.pk, name="laptop", prefix="alm_abcdef", token_hash=services.hash_token("alm_x")
+    )
+    OldSettings.objects.create(user_id=user.pk, display_name="Carol Danvers", timezone="Europe/Oslo")
+    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    assert ApiToken.objects.get(owner=user).name == "laptop"
+    assert services.authenticate_token("alm_x") == user
+    assert UserSettings.objects.get(user=user).display_name == "Carol Danvers"
+    assert services.user_timezone(user).key == "Europe/Oslo"
+
+
+def test_every_domain_error_is_the_one_accounts_type():
+    assert issubclass(HeadConflict, DomainError) and issubclass(InvalidMutation, DomainError)
+    assert DomainError("nope").status_code == 400 and DomainError("nope").message == "nope"
+
+
+@pytest.mark.django_db
+def test_tokens_authenticate_until_revoked(user):
+    token, plain = services.create_token(owner=user, name="cli")
+    assert services.authenticate_token(plain) == user
+    services.revoke_token(token=token)
+    assert services.authenticate_token(plain) is None
+
+
+def test_accounts_imports_no_other_app():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "accounts"
+    apps = ("ledger", "distill", "wearables", "chats", "screen", "review", "memory_site")
+    pattern = re.compile(rf"^\s*(?:from|import)\s+({'|'.join(apps)})\b", re.M)
+    offenders = [str(p) for p in root.rglob("*.py") if "migrations" not in p.parts and pattern.search(p.read_text())]
+    assert offenders == []

@@ -1,0 +1,122 @@
+"""Memory text is a correct third-person sentence about the right person (sentences from other domains than the
+development days), with property tests over generated subject/verb/object clauses."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.deterministic import DeterministicExtractor
+from distill.extraction.grammar import third_person, third_singular
+
+
+@pytest.mark.parametrize(
+    "clause,expected",
+    [
+        ("I don't eat meat", "Sam doesn't eat meat."),
+        ("I have a share in a narrowboat", "Sam has a share in a narrowboat."),
+        ("I wonder how I fix it", "Sam wonders how Sam fixes it."),
+        ("I always carry a tide table", "Sam always carries a tide table."),
+        ("I do the payroll for two bakeries", "Sam does the payroll for two bakeries."),
+        ("I go to the sauna on Thursdays", "Sam goes to the sauna on Thursdays."),
+        ("I'm a locum GP in Truro", "Sam is a locum GP in Truro."),
+        ("I've been a cox since university", "Sam has been a cox since university."),
+        ("I was born in Dundee", "Sam was born in Dundee."),
+        ("I can't stand fennel", "Sam can't stand fennel."),
+        ("my daughter and my son row at Henley", "Sam's daughter and Sam's son row at Henley."),
+        ("I taught myself to splice rope", "Sam taught themself to splice rope."),
+        ("I haven't had a drink in ten years", "Sam hasn't had a drink in ten years."),
+        ("I'd never sailed before May", "Sam had never sailed before May."),
+    ],
+)
+def test_first_person_becomes_a_correct_third_person_sentence(clause, expected):
+    assert third_person(clause, "Sam", "first") == expected
+
+
+@pytest.mark.parametrize(
+    "clause,speaker,expected",
+    [
+        ("you're my accountant", "Ana", "Sam is Ana's accountant."),
+        ("you don't drink coffee", "Ana", "Sam doesn't drink coffee."),
+        ("you teach the beginners' dinghy course", "Ana", "Sam teaches the beginners' dinghy course."),
+        ("you were my first patient", "Ana", "Sam was Ana's first patient."),
+    ],
+)
+def test_second_person_is_about_the_one_addressed_and_my_is_the_speakers(clause, speaker, expected):
+    assert third_person(clause, "Sam", "second", speaker=speaker) == expected
+
+
+@pytest.mark.parametrize(
+    "verb,expected", [("fix", "fixes"), ("carry", "carries"), ("go", "goes"), ("teach", "teaches"), ("bake", "bakes")]
+)
+def test_third_singular_inflects_base_forms(verb, expected):
+    assert third_singular(verb) == expected
+
+
+@pytest.mark.parametrize("word", ["fixed", "went", "will", "can", "often", "allergic", "sailing"])
+def test_third_singular_leaves_other_words_alone(word):
+    assert third_singular(word) == word
+
+
+VERBS = st.sampled_from(["bake", "fix", "carry", "teach", "sail", "audit", "row", "watch", "study", "go", "do"])
+OBJECTS = st.sampled_from(["bread", "boats", "the ledgers", "chemistry", "on Sundays", "for the clinic"])
+ADVERBS = st.sampled_from(["", "always ", "never ", "usually ", "still "])
+
+
+@settings(max_examples=80, deadline=None)
+@given(VERBS, OBJECTS, ADVERBS, st.sampled_from(["Sam", "Ines Okafor", "Dr Lee"]))
+def test_property_subject_verb_agreement_and_no_first_person_left(verb, obj, adverb, name):
+    out = third_person(f"I {adverb}{verb} {obj}", name, "first")
+    assert out.startswith(f"{name} {adverb}{third_singular(verb)} ")
+    assert out.endswith(".") and out[:1].isupper()
+    words = out.rstrip(".").split()
+    assert "I" not in words and "my" not in words and "me" not in words
+    assert third_singular(verb) != verb  # the verb changed form: never "Sam fix"
+
+
+@settings(max_examples=60, deadline=None)
+@given(VERBS, OBJECTS)
+def test_property_negation_uses_doesnt_with_the_base_form(verb, obj):
+    assert third_person(f"I don't {verb} {obj}", "Sam", "first") == f"Sam doesn't {verb} {obj}."
+
+
+def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
+    utts = [
+        UtteranceIn(index=0, speaker_name="user", is_wearer=True, text="Hi Marguerite."),
+        UtteranceIn(index=1, speaker_name="Marguerite Olsen", is_wearer=False, text="You're my favourite student."),
+        UtteranceIn(
+            index=2, speaker_name="Marguerite Olsen", is_wearer=False, text="I teach cello at the Conservatoire."
+        ),
+    ]
+    day = DayInput(wearer_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, utterances=utts)])
+    contents = {c.content: c for c in DeterministicExtractor().extract(day).candidates}
+    cello = contents["Marguerite Olsen teaches cello at the Conservatoire."]
+    assert cello.person == "Marguerite Olsen"
+    for content, cand in contents.items():
+        if cand.attribution == "user":
+            assert content.startswith("Kofi"), content
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=160), st.sampled_from(["first", "second"]))
+def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
+    from distill.extraction import claims
+
+    out = third_person(text, "Sam", person, speaker="Ana", addressee="Ana")
+    assert out == "" or out.endswith(".")
+    shape = claims.assess(text)
+    assert shape is None or shape.verdict in (claims.DROP, claims.REVIEW)
+
+
+@pytest.mark.parametrize(
+    "clause,expected",
+    [
+        ("I don't eat pork myself", "Sam doesn't eat pork."),
+        ("I built the dinghy myself", "Sam built the dinghy."),
+        ("I taught myself bookkeeping", "Sam taught themself bookkeeping."),
+    ],
+)
+def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expected):
+    assert third_person(clause, "Sam", "first") == expected
