@@ -23,6 +23,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
 
 BENCH_DB = "almanac_bench"
+OTHER_SOURCES = ("agent:mcp", "chat:import", "wearable:2")
+CHANGE_OPENERS = ("Since last month,", "These days", "As of this spring,")
 
 # --- paraphrase generator ---------------------------------------------------------------------------------
 # Each template: canonical claim, paraphrases of it, and the slot that makes a *different* claim when changed.
@@ -275,7 +277,7 @@ def bench_refusals(owner, n_claims: int) -> dict:
         services.decide(owner=owner, fact=r.fact, status="rejected", reason="bench")
         rejected.append(item)
     claims = rejected
-    exact = para = para_refused = other = other_refused = cross = cross_back = 0
+    exact = para = para_refused = other = other_refused = cross = cross_refused = cross_back = change = 0
     misses, false_refusals = [], []
     t0 = time.perf_counter()
     hard = hard_refused = 0
@@ -301,10 +303,22 @@ def bench_refusals(owner, n_claims: int) -> dict:
             hard_refused += (
                 services.propose_fact(owner=owner, content=p, source_label="wearable:1", **kw).outcome == "refused"
             )
-        cross += 1
-        back = services.propose_fact(owner=owner, content=paraphrases[0], source_label="chat", **kw)
+        for label in OTHER_SOURCES:
+            cross += 1
+            cross_refused += (
+                services.propose_fact(owner=owner, content=paraphrases[0], source_label=label, **kw).outcome
+                == "refused"
+            )
+        change += 1
+        back = services.propose_fact(
+            owner=owner,
+            content=f"{CHANGE_OPENERS[change % len(CHANGE_OPENERS)]} {claim}",
+            source_label="agent:mcp",
+            evidence=services.EvidenceIn(source_type="chat", source_label="agent:mcp"),
+            **kw,
+        )
         cross_back += back.previously_rejected and back.fact is not None and back.fact.status == "pending_review"
-    checks = len(claims) * 2 + para + other + hard
+    checks = len(claims) + para + other + hard + cross + change
     return {
         "claims": len(claims),
         "exact": exact / len(claims),
@@ -314,10 +328,78 @@ def bench_refusals(owner, n_claims: int) -> dict:
         "held_out": hard,
         "held_out_non_resurrection": hard_refused / max(hard, 1),
         "false_refusal": other_refused / other,
-        "cross_source_back": cross_back / cross,
+        "cross_checks": cross,
+        "cross_source_refused": cross_refused / max(cross, 1),
+        "change_back": cross_back / max(change, 1),
         "ms_per_check": 1000 * (time.perf_counter() - t0) / checks,
         "misses": misses,
         "false_refusals": false_refusals,
+    }
+
+
+# Values written differently: digits vs words, ordinals, 12/24-hour times, currency symbols vs words.
+ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split()
+)
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth",
+            9: "ninth", 10: "tenth", 11: "eleventh", 12: "twelfth"}  # fmt: skip
+VALUE_TEMPLATES = [
+    ("{p} has kept bees for {v} years", lambda n: str(n), lambda n: _words(n), range(2, 60)),
+    ("{p} swims {v} lengths every morning", lambda n: str(n), lambda n: _words(n), range(2, 99)),
+    ("{p} paid {v} for the rowing machine", lambda n: f"${n}", lambda n: f"{_words(n)} dollars", range(20, 99)),
+    ("{p}'s studio is on the {v} floor", lambda n: f"{n}th" if n > 3 else {1: "1st", 2: "2nd", 3: "3rd"}[n],
+     lambda n: ORDINALS[n], range(1, 13)),
+    ("{p}'s ferry leaves at {v}", lambda n: f"{n}:00", lambda n: f"{n - 12} pm", range(13, 23)),
+]  # fmt: skip
+
+
+def _words(n: int) -> str:
+    if n < 20:
+        return ONES[n]
+    return TENS[n // 10] + ("" if n % 10 == 0 else "-" + ONES[n % 10])
+
+
+def bench_values(owner, n_claims: int) -> dict:
+    """Rejected claims with a value; the same value written in words must be refused, a different one not."""
+    from ledger import services
+
+    rng = random.Random(7)
+    same = same_refused = diff = diff_refused = 0
+    wrong: list[str] = []
+    for i in range(n_claims):
+        template, digits, words, pool = VALUE_TEMPLATES[i % len(VALUE_TEMPLATES)]
+        subject, person = PEOPLE[i % len(PEOPLE)]
+        # Rejected values are even, "different" values odd: a different value never equals another rejected one.
+        a = rng.choice([n for n in pool if n % 2 == 0])
+        b = rng.choice([n for n in pool if n % 2 == 1])
+        who = _subject_word(subject, person)
+        kw = {"subject": subject, "person": person, "status": "pending_review", "on_duplicate": "new"}
+        claim = template.format(p=who, v=digits(a))
+        r = services.propose_fact(owner=owner, content=claim, source_label="wearable:1", **kw)
+        if r.fact is None:
+            continue
+        services.decide(owner=owner, fact=r.fact, status="rejected", reason="bench")
+        same += 1
+        same_refused += (
+            services.propose_fact(
+                owner=owner, content=template.format(p=who, v=words(a)), source_label="agent:mcp", **kw
+            ).outcome
+            == "refused"
+        )
+        diff += 1
+        other = template.format(p=who, v=words(b))
+        if services.propose_fact(owner=owner, content=other, source_label="agent:mcp", **kw).outcome == "refused":
+            diff_refused += 1
+            if len(wrong) < 8:
+                wrong.append(f"{claim!r} / {other!r}")
+    return {
+        "claims": same,
+        "same_refused": same_refused / max(same, 1),
+        "different": diff,
+        "different_refused": diff_refused / max(diff, 1),
+        "wrong": wrong,
     }
 
 
@@ -343,6 +425,7 @@ def main(argv=None) -> int:
             r = bench_replay(User.objects.get(username="bench-append"))
         p = bench_propose(User.objects.create(username="bench-propose"), args.propose) if args.propose else None
         f = bench_refusals(User.objects.create(username="bench-refusals"), args.claims)
+        vals = bench_values(User.objects.create(username="bench-values"), args.claims)
     finally:
         teardown()
 
@@ -375,7 +458,19 @@ def main(argv=None) -> int:
             f"{f['held_out_non_resurrection']:.1%} of {f['held_out']}",
         ),
         ("False refusals (different value, same template)", f"{f['false_refusal']:.1%} of {f['different']}"),
-        ("Other source brings it back as previously rejected", f"{f['cross_source_back']:.1%} of {f['claims']}"),
+        (
+            "Other sources (agent, chat import, another device) refused too",
+            f"{f['cross_source_refused']:.1%} of {f['cross_checks']}",
+        ),
+        ("A change stated later comes back, to review only", f"{f['change_back']:.1%} of {f['claims']}"),
+        (
+            "Same value spelled out (words, ordinals, times, $) refused",
+            f"{vals['same_refused']:.1%} of {vals['claims']}",
+        ),
+        (
+            "Different value spelled out refused (false refusals)",
+            f"{vals['different_refused']:.1%} of {vals['different']}",
+        ),
         ("Admission check latency", f"{f['ms_per_check']:.1f} ms per proposal"),
     ]
     rows += info
@@ -388,9 +483,9 @@ def main(argv=None) -> int:
         print("\nParaphrases that were not refused (sample):")
         for m in f["misses"]:
             print("  " + m)
-    if f["false_refusals"]:
+    if f["false_refusals"] or vals["wrong"]:
         print("\nDifferent claims that were refused (sample):")
-        for m in f["false_refusals"]:
+        for m in f["false_refusals"] + vals["wrong"]:
             print("  " + m)
     return 0
 

@@ -73,7 +73,18 @@ class CommitAdmin(ReadOnlyAdmin):
 @admin.register(Refusal)
 class RefusalAdmin(ReadOnlyAdmin):
     list_display = ("kind", "owner", "proposition_key", "decision_commit_id", "recorded_at", "lifted_at")
-    list_filter = ("kind",)
+    list_filter = ("kind", ("lifted_at", admin.EmptyFieldListFilter))
+    actions = ["lift"]
+
+    @admin.action(description="Lift the selected refusals (one commit each, by their owner)")
+    def lift(self, request, queryset):
+        from ledger import services
+
+        lifted = 0
+        for refusal in queryset.filter(lifted_at__isnull=True).select_related("owner"):
+            services.lift_refusal(owner=refusal.owner, refusal=refusal, reason="lifted in admin", author="user")
+            lifted += 1
+        self.message_user(request, f"{lifted} refusal(s) lifted.")
 
 
 @admin.register(RefusalHit)

@@ -2,28 +2,35 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import Count, Q
+from django.http import Http404
 from django.utils import timezone
 from ninja import Query, Router, Status
 
+from accounts.owned import get_owned_or_404
+from accounts.schemas import ErrorOut, Offset, limit_type
 from ledger import chain, policy, queries, services
 from ledger.exceptions import HeadConflict, InvalidMutation
-from ledger.models import Fact, IdentityOverride
-from ledger.owned import get_owned_or_404
+from ledger.models import Entity, Fact, IdentityOverride, Refusal
 from ledger.schemas import (
     CommitIn,
     CommitResultOut,
     DecisionIn,
     EntityOut,
-    ErrorOut,
     FactDetailOut,
     FactListOut,
+    ForgetOut,
     HeadConflictOut,
     HeadOut,
     IdentityIn,
     IdentityOut,
+    LedgerSourceOut,
+    LiftIn,
+    RefusalEventOut,
+    RefusalListOut,
+    RefusalOut,
     VerifyOut,
 )
 
@@ -71,8 +78,8 @@ def list_facts(
     valid_at: datetime | None = None,
     known_at: datetime | None = None,
     use: str | None = None,
-    limit: int = Query(50, ge=1, le=500),
-    offset: int = Query(0, ge=0),
+    limit: limit_type(500) = 50,
+    offset: Offset = 0,
 ):
     """Facts with their permitted uses and disclaimers. ``known_at`` answers "as known then" (bitemporal)."""
     if status and status not in policy.STATUSES:
@@ -186,8 +193,96 @@ def put_identity(request, payload: IdentityIn):
     return services.set_identity_override(owner=request.auth, key=payload.key, value=payload.value)
 
 
-@router.delete("/identity/{key}", response={204: None, **ERRORS})
+@router.delete("/identity/{path:key}", response={204: None, **ERRORS})
 def delete_identity(request, key: str):
     get_owned_or_404(IdentityOverride, request.auth, key=key)
     services.delete_identity_override(owner=request.auth, key=key)
     return Status(204, None)
+
+
+# --- Refusals and forgetting ------------------------------------------------------------------------------
+def _refusal_out(r) -> dict:
+    return {
+        "id": str(r.public_id),
+        "kind": r.kind,
+        "decision_commit_id": r.decision_commit_id,
+        "fact_id": str(r.fact_public_id) if r.fact_public_id else None,
+        "recorded_at": r.recorded_at,
+        "lifted_at": r.lifted_at,
+        "hit_count": getattr(r, "hit_count", 0),
+        "url": queries.refusal_url(r),
+    }
+
+
+@router.get("/refusals", response={200: RefusalListOut, **ERRORS})
+def list_refusals(
+    request,
+    include_lifted: bool = False,
+    since: datetime | None = None,
+    limit: limit_type(500) = 100,
+    offset: Offset = 0,
+):
+    """Lasting refusals (hashes only: the refused text is never kept), with how often each refused a claim."""
+    qs = queries.refusals(owner=request.auth, include_lifted=include_lifted)
+    since = since or timezone.now() - timedelta(days=7)
+    return {
+        "count": qs.count(),
+        "refused_since": queries.refusal_event_count(owner=request.auth, since=since),
+        "items": [_refusal_out(r) for r in qs[offset : offset + limit]],
+    }
+
+
+@router.get("/refusals/events", response={200: list[RefusalEventOut], **ERRORS})
+def refusal_events(request, since: datetime | None = None, limit: int = Query(100, ge=1, le=500)):
+    """Claims a refusal kept out (from any source), newest first; default: the last 7 days."""
+    since = since or timezone.now() - timedelta(days=7)
+    return [e.__dict__ for e in queries.refusal_events(owner=request.auth, since=since, limit=limit)]
+
+
+@router.post("/refusals/{refusal_id}/lift", response={200: RefusalOut, **ERRORS})
+def lift_refusal(request, refusal_id: str, payload: LiftIn | None = None):
+    """Take a refusal back (a commit): the claim may be proposed again and then waits for review."""
+    refusal = get_owned_or_404(Refusal, request.auth, public_id=refusal_id)
+    refusal = services.lift_refusal(owner=request.auth, refusal=refusal, reason=(payload.reason if payload else ""))
+    return _refusal_out(queries.refusals(owner=request.auth, include_lifted=True).get(pk=refusal.pk))
+
+
+def _forget_out(owner, report) -> dict:
+    return {
+        "commit_id": report.commit_id,
+        "facts": report.facts,
+        "evidence": report.evidence,
+        "entities": report.entities,
+        "episodes": report.episodes,
+        "copies": report.copies,
+        "verify_ok": chain.verify(owner).ok,
+    }
+
+
+@router.post("/entities/{entity_id}/forget", response={200: ForgetOut, **ERRORS})
+def forget_entity(request, entity_id: str):
+    """Forget a person for good: facts, evidence, entity, episodes, recall copies, their turns and name in
+    stored transcripts/chats/screen events; a lasting refusal keeps re-syncs and other sources out."""
+    entity = get_owned_or_404(Entity, request.auth, public_id=entity_id)
+    return _forget_out(request.auth, services.forget_entity(owner=request.auth, entity=entity))
+
+
+@router.get("/sources", response=list[LedgerSourceOut])
+def list_sources(request):
+    return services.sources(owner=request.auth)
+
+
+@router.post("/sources/{source_id}/forget", response={200: ForgetOut, **ERRORS})
+def forget_source(request, source_id: str):
+    """Forget everything one source contributed (id from GET /sources)."""
+    found = next((s for s in services.sources(owner=request.auth) if s["id"] == source_id), None)
+    if found is None:
+        raise Http404("source not found")
+    return _forget_out(request.auth, services.forget_source_label(owner=request.auth, source_label=found["label"]))
+
+
+@router.post("/facts/{fact_id}/forget", response={200: ForgetOut, **ERRORS})
+def forget_fact(request, fact_id: str):
+    fact = get_owned_or_404(Fact, request.auth, public_id=fact_id)
+    cid = services.forget(owner=request.auth, fact=fact)
+    return {"commit_id": cid, "facts": 1, "verify_ok": chain.verify(request.auth).ok}

@@ -38,6 +38,13 @@ def _lock_head(owner) -> ChainHead:
     return ChainHead.objects.select_for_update().get(owner=owner)
 
 
+def lock_head(owner) -> ChainHead:
+    """Lock ``owner``'s chain head for the rest of the current transaction (appends are serialised on it)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("lock_head needs a transaction")
+    return _lock_head(owner)
+
+
 def head(owner) -> ChainHead:
     return ChainHead.objects.filter(owner=owner).first() or ChainHead(owner=owner)
 

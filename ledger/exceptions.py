@@ -1,14 +1,8 @@
-"""Domain errors. The API maps every ``DomainError`` to ``{"detail": message}`` with its ``status_code``."""
+"""The ledger's domain errors, all ``accounts.exceptions.DomainError`` (mapped to ``{"detail": ...}`` by the API)."""
 
 from __future__ import annotations
 
-
-class DomainError(Exception):
-    status_code = 400
-
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.message = message or self.__class__.__doc__ or self.__class__.__name__
+from accounts.exceptions import DomainError
 
 
 class HeadConflict(DomainError):

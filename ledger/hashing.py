@@ -13,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 import uuid
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
+
+from ledger import values
+from ledger.text import NEGATIONS, SYNONYMS, key_stem, normalize_text
 
 GENESIS = ""
 ID_NAMESPACE = uuid.UUID("6f1d3c1e-8a52-4d3b-9f4e-4c1a2b7d9e00")
@@ -104,125 +106,53 @@ STOPWORDS = frozenset(
     mentioned told tells tell noted thinks think believe believes apparently actually probably maybe
     kind sort well oh um uh""".split()
 )
-# Light synonym folding so common paraphrases land on the same token.
-SYNONYMS = {
-    "resides": "live",
-    "reside": "live",
-    "residing": "live",
-    "resided": "live",
-    "lives": "live",
-    "living": "live",
-    "lived": "live",
-    "home": "live",
-    "based": "live",
-    "stays": "live",
-    "stay": "live",
-    "works": "work",
-    "working": "work",
-    "worked": "work",
-    "employed": "work",
-    "job": "work",
-    "employer": "work",
-    "likes": "like",
-    "loves": "like",
-    "love": "like",
-    "enjoys": "like",
-    "enjoy": "like",
-    "fond": "like",
-    "prefers": "prefer",
-    "preferred": "prefer",
-    "favorite": "prefer",
-    "favourite": "prefer",
-    "dislikes": "dislike",
-    "hates": "dislike",
-    "hate": "dislike",
-    "moving": "move",
-    "moved": "move",
-    "moves": "move",
-    "relocating": "move",
-    "relocate": "move",
-    "married": "spouse",
-    "wife": "spouse",
-    "husband": "spouse",
-    "starting": "start",
-    "started": "start",
-    "starts": "start",
-    "begins": "start",
-    "beginning": "start",
-    "allergic": "allergy",
-    "allergies": "allergy",
-    "kids": "child",
-    "children": "child",
-    "son": "child",
-    "daughter": "child",
-    "meeting": "meet",
-    "meets": "meet",
-    "met": "meet",
-    "named": "name",
-    "called": "name",
-    "names": "name",
-    "owns": "own",
-    "owned": "own",
-    "has": "own",
-    "plays": "play",
-    "playing": "play",
-    "played": "play",
-    "visits": "visit",
-    "visiting": "visit",
-    "visited": "visit",
-    "going": "go",
-    "goes": "go",
-    "went": "go",
-    "heading": "go",
-    "bought": "buy",
-    "buys": "buy",
-    "purchased": "buy",
-    "studies": "study",
-    "studying": "study",
-    "studied": "study",
-}
 _TOKEN_RE = re.compile(r"[0-9]+(?:[.:][0-9]+)*|[^\W\d_]+", re.UNICODE)
 
 
-def normalize_text(text: str) -> str:
-    """Lowercase, accents folded, punctuation dropped, whitespace collapsed."""
-    text = unicodedata.normalize("NFKD", text or "")
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
-    text = text.replace("'", "").replace("\u2019", "")
-    return " ".join(_TOKEN_RE.findall(text))
+# The folding inside stored keys is ``ledger.text.key_stem`` (frozen at ledger.text.KEY_VERSION: a refusal
+# keeps matching the claim it refused).
+_stem = key_stem
 
 
-# Negation changes the claim: every form folds to one kept token.
-NEGATIONS = frozenset(
-    "not no never nobody none nothing neither nor cannot cant dont doesnt didnt isnt arent wasnt werent wont "
-    "wouldnt shouldnt couldnt hasnt havent hadnt aint".split()
+# Capitalised sentence openers that are everyday words, not names ("Yesterday", "Apparently", "Moving").
+OPENERS = frozenset(
+    """yesterday today tonight tomorrow last next this every ok okay yeah yep hey hi hello thanks thank please
+    remember note fyi btw anyway honestly basically also plus maybe perhaps user users likes loves lives works
+    wants needs prefers""".split()
 )
 
 
-def _stem(token: str) -> str:
-    if token in NEGATIONS:
-        return "not"
-    if token in SYNONYMS:
-        return SYNONYMS[token]
-    if token.isdigit() or len(token) <= 3:
-        return token
-    for suffix in ("ing", "ed", "es", "s"):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            stem = token[: -len(suffix)]
-            return SYNONYMS.get(stem, stem)
-    return token
+def is_common_word(word: str) -> bool:
+    """An everyday word (for telling a capitalised sentence opener from a name)."""
+    return (
+        word in STOPWORDS
+        or word in _FIRST_PERSON
+        or word in OPENERS
+        or word in SYNONYMS
+        or word in NEGATIONS
+        or word.endswith(("ly", "ing", "ed"))
+    )
+
+
+def _kept_tokens(text: str, names=()) -> list[tuple[str, str]]:
+    """(stemmed token, kind) for every content word; kinds from ``ledger.values`` (n value, p name, w word)."""
+    out: list[tuple[str, str]] = []
+    for tok in values.scan(text, names=names, is_common=is_common_word):
+        word = tok.text
+        if tok.kind == values.NUMBER:
+            out.append((word, "n"))
+            continue
+        word = "".join(_TOKEN_RE.findall(word))
+        if not word or word in _FIRST_PERSON or word in STOPWORDS:
+            continue  # who the claim is about is carried by the subject key, not the words
+        stem = _stem(word)
+        out.append((stem, "x" if stem == "not" else tok.kind))
+    return out
 
 
 def content_tokens(text: str) -> list[str]:
-    """Normalized, stemmed content words (first-person and "the user" fold to ``user``)."""
-    out: list[str] = []
-    for tok in normalize_text(text).split():
-        if tok in _FIRST_PERSON:
-            continue  # who the claim is about is carried by the subject key, not the words
-        if tok in STOPWORDS:
-            continue
-        out.append(_stem(tok))
-    return out
+    """Normalized, stemmed content words; number words as digits ("twelve" -> "12"); first person dropped."""
+    return [t for t, _ in _kept_tokens(text)]
 
 
 def text_key(text: str) -> str:
@@ -230,21 +160,37 @@ def text_key(text: str) -> str:
     return sha256_hex(" ".join(sorted(set(content_tokens(text)))))
 
 
-def _token_hash(token: str) -> str:
-    # One kind letter + 15 hex digits: numbers ("n") and negation ("x") stay recognisable after hashing, so
-    # similarity can tell "meeting at 3" from "meeting at 4" and "allergic" from "not allergic".
-    kind = "x" if token == "not" else "n" if token[:1].isdigit() else "w"
+def _token_hash(token: str, kind: str = "") -> str:
+    # One kind letter + 15 hex digits: values ("n": numbers, times, dates, amounts), names ("p") and negation
+    # ("x") stay recognisable after hashing, so similarity can tell "meeting at 3" from "meeting at 4",
+    # "Lisbon" from "Porto" and "allergic" from "not allergic". The 15 digits depend on the token only.
+    kind = kind or ("x" if token == "not" else "n" if token[:1].isdigit() else "w")
     return kind + short_hash("tok:" + token)[:15]
 
 
-def token_signature(text: str, exclude_names=()) -> list[str]:
+def token_signature(text: str, exclude_names=(), known_names=()) -> list[str]:
     """Hashed content tokens: lets a refusal match paraphrases without keeping any text.
 
     ``exclude_names``: the subject's names; they are carried by the subject key, and leaving them in would
-    make every claim about the same person look alike.
+    make every claim about the same person look alike. ``known_names``: names (e.g. the owner's entities)
+    that count as proper nouns even when written in lower case.
     """
     excluded = {t for name in exclude_names for t in content_tokens(name)}
-    return sorted({_token_hash(t) for t in content_tokens(text) if t not in excluded})
+    known = {w for name in known_names for w in normalize_text(name).split()}
+    kept = _kept_tokens(text, names=known)
+    return sorted({_token_hash(t, kind) for t, kind in kept if t not in excluded})
+
+
+def bodies(signature) -> set[str]:
+    """A signature's hashes without their kind letter (a name written in lower case is still the same word)."""
+    return {t[1:] for t in signature}
+
+
+def values_conflict(a, b) -> bool:
+    """Each claim holds a value (number, time, date, amount, name) the other does not mention: they say
+    different things ("twelve years" vs "twenty years", "Lisbon" vs "Porto"), however similar the rest."""
+    va, vb = {t[1:] for t in a if t[0] in "np"}, {t[1:] for t in b if t[0] in "np"}
+    return bool(va - bodies(b)) and bool(vb - bodies(a))
 
 
 def normalize_name(name: str) -> str:
@@ -283,22 +229,22 @@ def similarity(a: list[str] | set[str], b: list[str] | set[str]) -> float:
     Jaccard, raised when one claim is a (near) subset of the other: sharing at least three content words
     ("Maya lives in Portland" vs "Maya now lives in Portland, Oregon"), or all of a short claim's words with
     at most two added ("bought a kayak" vs "bought a kayak last week"). Opposite polarity or different
-    numbers score 0.
+    values (``values_conflict``) score 0.
     """
     sa, sb = set(a), set(b)
     if not sa or not sb:
         return 0.0
     if any(t[0] == "x" for t in sa) != any(t[0] == "x" for t in sb):
         return 0.0  # opposite polarity: a denial is never a paraphrase of the claim
-    na, nb = {t for t in sa if t[0] == "n"}, {t for t in sb if t[0] == "n"}
-    if na and nb and na != nb:
-        return 0.0  # different numbers (dates, times, amounts): a different claim
-    inter = len(sa & sb)
-    jaccard = inter / len(sa | sb)
-    containment = inter / min(len(sa), len(sb))
+    if values_conflict(sa, sb):
+        return 0.0  # different values (numbers however written, dates, times, amounts, names): a different claim
+    ba, bb = bodies(sa), bodies(sb)
+    inter = len(ba & bb)
+    jaccard = inter / len(ba | bb)
+    containment = inter / min(len(ba), len(bb))
     if inter >= 3 and containment >= 0.85:
         return max(jaccard, containment * 0.9)
-    if inter >= 2 and containment == 1.0 and len(sa ^ sb) <= 2:
+    if inter >= 2 and containment == 1.0 and len(ba ^ bb) <= 2:
         return max(jaccard, 0.75)  # the same short claim with a detail added ("... last week")
     return jaccard
 

@@ -11,8 +11,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.exceptions import DomainError
 from ledger import policy
-from ledger.exceptions import DomainError
 from ledger.forgetting import run_forget_hooks
 from ledger.models import Episode, Fact, IdentityNarrative, IdentityOverride, PinnedFact
 from ledger.validation import check_choice, check_owner, clamp01

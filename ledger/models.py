@@ -16,10 +16,11 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 
+from accounts.http import local_url
+from accounts.owned import OwnedModel, OwnedQuerySet
 from ledger import policy
-from ledger.owned import OwnedModel, OwnedQuerySet
 
 
 class Importance(models.TextChoices):
@@ -136,6 +137,16 @@ class Entity(OwnedModel):
     class Meta:
         ordering = ["name"]
         verbose_name_plural = "entities"
+        constraints = [
+            # One surviving entity per name and owner: entity resolution is a get-or-create under this (two
+            # memory passes naming the same new person at once cannot create two entities for them).
+            models.UniqueConstraint(
+                Lower("name"),
+                "owner",
+                condition=models.Q(merged_into__isnull=True),
+                name="ledger_entity_unique_live_name",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.kind})"
@@ -334,8 +345,8 @@ class Evidence(OwnedModel):
 
     @property
     def source_url(self) -> str:
-        url = (self.source_ref or {}).get("url", "")
-        return url if isinstance(url, str) and url.startswith("/") else ""
+        # Same-site paths only: "//elsewhere/..." would be a link to another site.
+        return local_url((self.source_ref or {}).get("url", ""))
 
 
 class Refusal(OwnedModel):
@@ -392,6 +403,8 @@ class RefusalHit(OwnedModel):
 
     class Meta:
         ordering = ["-created_at"]
+        # "Re-extractions refused this week" on the Review page.
+        indexes = [models.Index(fields=["owner", "-created_at"], name="ledger_refusalhit_recent")]
 
     def __str__(self) -> str:
         return f"refused ({self.matched_on}) -> {self.decision_commit_id[:12]}"

@@ -30,6 +30,7 @@ SPLIT_ENTITY = "split_entity"
 REASSIGN_FACT_SUBJECT = "reassign_fact_subject"
 SET_STATUS = "set_status"
 FORGET = "forget"
+LIFT_REFUSAL = "lift_refusal"
 
 # The field (if any) holding the id a mutation creates; filled deterministically when missing.
 CREATES = {ADD_ENTITY: "entity_id", ADD_FACT: "fact_id", ADD_EVIDENCE: "evidence_id", SPLIT_ENTITY: "new_entity_id"}
@@ -103,6 +104,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "refusals": "refusals?",
         "episodes": "int?",
     },
+    LIFT_REFUSAL: {"refusal_id": "id"},
 }
 TYPES = tuple(SCHEMAS)
 ENUMS = {
@@ -120,6 +122,7 @@ PAYLOADS: dict[str, tuple[str, ...]] = {
     TOMBSTONE_EVIDENCE: ("reason",),
     SET_STATUS: ("reason",),
     RETRACT_FACT: ("reason",),
+    LIFT_REFUSAL: ("reason",),
     REFINE_FACT: ("content", "predicate", "arguments"),
     SPLIT_ENTITY: ("name", "aliases"),
 }

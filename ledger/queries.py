@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from ledger import hashing, policy
+from ledger import hashing, policy, values
 from ledger.models import Commit, CommitRef, Entity, Episode, Fact, FactVersion, Refusal
 
 ACTIVE = policy.ACTIVE_STATUSES
@@ -89,11 +89,15 @@ def keys_for(*, owner, content: str, subject: str = "user", person=None, predica
 
 @dataclass
 class RefusalCheck:
+    """The answer of ``check_refusal``. ``refused``: keep it out. ``previously_rejected``: it matched a refusal
+    but its evidence states a change made after the rejection, so it may go to review (never further)."""
+
     refused: bool = False
     previously_rejected: bool = False
     matched_on: str = ""  # proposition | text | paraphrase | entity
     similarity: float = 0.0
     refusal: Refusal | None = None
+    same_source: bool = False
 
     @property
     def decision_commit_id(self) -> str:
@@ -101,6 +105,55 @@ class RefusalCheck:
 
     def __bool__(self) -> bool:
         return self.refused
+
+
+# A forgotten person or fact stays out whatever the evidence says; only an explicit lift brings it back.
+CHANGE_EXCEPTION_KINDS = (Refusal.Kind.REJECTED, Refusal.Kind.RETRACTED)
+
+
+def known_names(*, owner) -> list[str]:
+    """The owner's entity names and aliases (proper nouns even when a transcript writes them in lower case)."""
+    rows = Entity.objects.owned_by(owner).filter(merged_into__isnull=True).values_list("name", "aliases")
+    return [n for name, aliases in rows for n in [name, *aliases] if n]
+
+
+def _match_refusal(candidates, *, tokens, all_tokens, name_hashes, pkey, tkey, skey, threshold):
+    """(refusal, matched_on, score) by precedence: forgotten person, proposition key, text key, paraphrase."""
+    newest_first = sorted(candidates, key=lambda r: (r.recorded_at, r.pk), reverse=True)
+    all_bodies = hashing.bodies(all_tokens)
+    for ref in newest_first:
+        if ref.kind != Refusal.Kind.FORGOTTEN_ENTITY:
+            continue
+        if name_hashes & set(ref.name_hashes) or (ref.token_hashes and hashing.bodies(ref.token_hashes) <= all_bodies):
+            return ref, "entity", 1.0
+    oldest_first = [r for r in newest_first[::-1] if r.kind != Refusal.Kind.FORGOTTEN_ENTITY]
+    # Keys match only when the values agree too: a proposition key built from the same slot arguments must
+    # not refuse "... for twelve years" because "... for twenty years" was rejected.
+    for ref in oldest_first:
+        if ref.proposition_key == pkey and not hashing.values_conflict(tokens, ref.token_hashes):
+            return ref, "proposition", 1.0
+    for ref in oldest_first:
+        if ref.text_key == tkey and ref.subject_key == skey:
+            return ref, "text", 1.0
+    best, score = None, 0.0
+    for ref in newest_first:
+        if ref.kind == Refusal.Kind.FORGOTTEN_ENTITY or ref.subject_key != skey:
+            continue
+        s = hashing.similarity(tokens, ref.token_hashes)
+        if s >= threshold and s > score:
+            best, score = ref, s
+    return (best, "paraphrase", score) if best else (None, "", 0.0)
+
+
+def _states_new_change(text: str, refusal: Refusal) -> bool:
+    """A change statement in ``text`` whose words the refused claim did not contain (function-word cues such as
+    "now" or "since March" always count: a refusal keeps no function words to compare with)."""
+    held = hashing.bodies(refusal.token_hashes)
+    for cue in values.change_cues(text):
+        words = hashing.bodies(hashing.token_signature(cue))
+        if not words or not words <= held:
+            return True
+    return False
 
 
 def check_refusal(
@@ -114,55 +167,60 @@ def check_refusal(
     arguments=None,
     source_label: str = "",
     threshold: float = hashing.PARAPHRASE_THRESHOLD,
+    states_change: bool = False,
+    change_text: str = "",
+    observed_at: datetime | None = None,
+    names=None,
 ) -> RefusalCheck:
-    """Would this claim be refused? Same source -> refused; a different source -> previously_rejected.
+    """Would this claim be refused? One rule for every source: a claim matching a live refusal is refused,
+    whichever source proposes it and whichever source the rejection came from.
+
+    The only way back without a lift: evidence observed after the rejection that states a change
+    (``states_change``, e.g. "I started…", "now…", "since March") -> ``previously_rejected`` (review only).
+    Forgotten people and forgotten facts have no such exception. ``change_text`` (the claim and its quotes)
+    is searched for change statements that the refused claim did not already make ("I started running" again
+    is a repetition, not news).
 
     Matches, in order: a forgotten person (by name, or all of a forgotten name's words in the text), the
-    proposition key, the normalized text key (same subject), then paraphrase similarity of hashed content
-    words against refusals about the same subject. No time window.
+    proposition key (values agreeing), the normalized text key (same subject), then paraphrase similarity of
+    hashed content words against refusals about the same subject (different values never match). No time window.
     """
-    all_tokens = set(hashing.token_signature(content))
-    tokens = set(hashing.token_signature(content, subject_names(owner=owner, subject=subject, person=person)))
-    names = [n for n in [person_name(person), *[person_name(o) for o in objects]] if n]
-    name_hashes = {hashing.short_hash("name:" + hashing.normalize_name(n)) for n in names}
+    names = known_names(owner=owner) if names is None else names
+    all_tokens = set(hashing.token_signature(content, known_names=names))
+    subject_words = subject_names(owner=owner, subject=subject, person=person)
+    tokens = set(hashing.token_signature(content, subject_words, known_names=names))
+    person_names = [n for n in [person_name(person), *[person_name(o) for o in objects]] if n]
+    name_hashes = {hashing.short_hash("name:" + hashing.normalize_name(n)) for n in person_names}
     skey = resolve_subject_key(owner=owner, subject=subject, person=person)
     pkey = hashing.proposition_key(skey, predicate, arguments, content)
     tkey = hashing.text_key(content)
     # One round trip fetches every live refusal that could match (each branch is index-backed: kind, the two
-    # keys, and the GIN index on token_hashes for paraphrase candidates); the precedence below is applied in
-    # Python: forgotten person, proposition key, text key, then the best paraphrase.
+    # keys, and the GIN index on token_hashes for paraphrase candidates; a name may be hashed as a word in
+    # one signature and as a name in the other, so both spellings are asked for).
     wanted = Q(kind=Refusal.Kind.FORGOTTEN_ENTITY) | Q(proposition_key=pkey) | Q(text_key=tkey, subject_key=skey)
     if tokens:
-        wanted |= Q(subject_key=skey, token_hashes__overlap=list(tokens))
+        spellings = sorted({k + t[1:] for t in tokens for k in "wnpx"})
+        wanted |= Q(subject_key=skey, token_hashes__overlap=spellings)
     candidates = list(Refusal.objects.owned_by(owner).filter(wanted, lifted_at__isnull=True))
-    newest_first = sorted(candidates, key=lambda r: (r.recorded_at, r.pk), reverse=True)
-    for ref in newest_first:
-        if ref.kind != Refusal.Kind.FORGOTTEN_ENTITY:
-            continue
-        if name_hashes & set(ref.name_hashes) or (ref.token_hashes and set(ref.token_hashes) <= all_tokens):
-            return RefusalCheck(True, False, "entity", 1.0, ref)
-    match, matched_on, score = None, "", 0.0
-    oldest_first = newest_first[::-1]
-    match = next((r for r in oldest_first if r.proposition_key == pkey), None)
-    if match:
-        matched_on, score = "proposition", 1.0
-    if match is None:
-        match = next((r for r in oldest_first if r.text_key == tkey and r.subject_key == skey), None)
-        matched_on, score = ("text", 1.0) if match else ("", 0.0)
-    if match is None and tokens:
-        for ref in newest_first:
-            if ref.kind == Refusal.Kind.FORGOTTEN_ENTITY or ref.subject_key != skey:
-                continue
-            if not tokens.intersection(ref.token_hashes):
-                continue
-            s = hashing.similarity(tokens, ref.token_hashes)
-            if s >= threshold and s > score:
-                match, matched_on, score = ref, "paraphrase", s
+    match, matched_on, score = _match_refusal(
+        candidates,
+        tokens=tokens,
+        all_tokens=all_tokens,
+        name_hashes=name_hashes,
+        pkey=pkey,
+        tkey=tkey,
+        skey=skey,
+        threshold=threshold,
+    )
     if match is None:
         return RefusalCheck()
-    if hashing.short_hash(source_label) in set(match.source_hashes):
-        return RefusalCheck(True, False, matched_on, score, match)
-    return RefusalCheck(False, True, matched_on, score, match)
+    same = hashing.short_hash(source_label) in set(match.source_hashes)
+    after = (observed_at or timezone.now()) > match.recorded_at
+    if change_text:
+        states_change = _states_new_change(change_text, match)
+    if states_change and after and match.kind in CHANGE_EXCEPTION_KINDS:
+        return RefusalCheck(False, True, matched_on, score, match, same)
+    return RefusalCheck(True, False, matched_on, score, match, same)
 
 
 # --- Finding existing facts ----------------------------------------------------------------------------
@@ -367,3 +425,62 @@ def pending_counts(*, owner) -> dict[str, int]:
 
     rows = Fact.objects.owned_by(owner).values("status").annotate(n=Count("id"))
     return {r["status"]: r["n"] for r in rows}
+
+
+# --- Refusals as the person sees them -------------------------------------------------------------------
+@dataclass(frozen=True)
+class RefusalEvent:
+    """One refused re-extraction or re-proposal (hashes only; the refused text was never stored)."""
+
+    at: datetime
+    matched_on: str
+    similarity: float
+    refusal_id: str
+    refusal_kind: str
+    decision_commit_id: str
+    fact_id: str | None
+    url: str  # the refusal on the Memory page (with its rejected fact, when that still exists)
+
+
+def refusals(*, owner, include_lifted: bool = False) -> QuerySet[Refusal]:
+    """The owner's refusals, newest first, each annotated with ``hit_count`` (how often it refused something)."""
+    from django.db.models import Count
+
+    qs = Refusal.objects.owned_by(owner).annotate(hit_count=Count("hits"))
+    return (qs if include_lifted else qs.filter(lifted_at__isnull=True)).order_by("-recorded_at", "-id")
+
+
+def refusal_url(refusal: Refusal) -> str:
+    return f"/memory/refusals/#refusal-{refusal.public_id}"
+
+
+def refusal_events(*, owner, since: datetime | None = None, limit: int = 100) -> list[RefusalEvent]:
+    """Claims kept out by a refusal since ``since`` (e.g. "re-extractions refused this week"), newest first."""
+    from ledger.models import RefusalHit
+
+    qs = RefusalHit.objects.owned_by(owner).select_related("refusal").order_by("-created_at")
+    if since is not None:
+        qs = qs.filter(created_at__gte=since)
+    out = []
+    for hit in qs[:limit]:
+        ref = hit.refusal
+        out.append(
+            RefusalEvent(
+                at=hit.created_at,
+                matched_on=hit.matched_on,
+                similarity=hit.similarity,
+                refusal_id=str(ref.public_id) if ref else "",
+                refusal_kind=ref.kind if ref else "",
+                decision_commit_id=hit.decision_commit_id,
+                fact_id=str(ref.fact_public_id) if ref and ref.fact_public_id else None,
+                url=refusal_url(ref) if ref else "/memory/refusals/",
+            )
+        )
+    return out
+
+
+def refusal_event_count(*, owner, since: datetime | None = None) -> int:
+    from ledger.models import RefusalHit
+
+    qs = RefusalHit.objects.owned_by(owner)
+    return (qs.filter(created_at__gte=since) if since is not None else qs).count()

@@ -134,5 +134,50 @@ class IdentityOut(Schema):
     updated_at: datetime
 
 
-class ErrorOut(Schema):
-    detail: str
+class RefusalOut(Schema):
+    id: str
+    kind: str
+    decision_commit_id: str
+    fact_id: str | None = None
+    recorded_at: datetime
+    lifted_at: datetime | None = None
+    hit_count: int = 0
+    url: str
+
+
+class RefusalListOut(Schema):
+    count: int
+    refused_since: int = Field(0, description="Claims this refusal list kept out since `since` (default 7 days)")
+    items: list[RefusalOut]
+
+
+class RefusalEventOut(Schema):
+    at: datetime
+    matched_on: str
+    similarity: float
+    refusal_id: str
+    refusal_kind: str
+    decision_commit_id: str
+    fact_id: str | None = None
+    url: str
+
+
+class LiftIn(Schema):
+    reason: str = Field("", max_length=200)
+
+
+class ForgetOut(Schema):
+    commit_id: str
+    facts: int = 0
+    evidence: int = 0
+    entities: int = 0
+    episodes: int = 0
+    copies: dict[str, int] = {}
+    verify_ok: bool
+
+
+class LedgerSourceOut(Schema):
+    id: str
+    label: str
+    facts: int
+    evidence: int

@@ -7,8 +7,9 @@ All functions take keyword-only arguments, never a request. Domain errors are ``
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import wraps
 
 from django.conf import settings
 from django.db import transaction
@@ -20,7 +21,6 @@ from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
 from ledger.models import (
     Entity,
-    Episode,
     Evidence,
     Fact,
     Refusal,
@@ -61,15 +61,6 @@ class ProposeResult:
     @property
     def admitted(self) -> bool:
         return self.outcome in ("admitted", "escalated", "contradicted")
-
-
-@dataclass
-class ForgetReport:
-    facts: int = 0
-    evidence: int = 0
-    entities: int = 0
-    episodes: int = 0
-    commit_id: str = ""
 
 
 @dataclass
@@ -155,7 +146,22 @@ def _fact(owner, public_id) -> Fact:
     return Fact.objects.select_related("subject_entity").get(owner=owner, public_id=public_id)
 
 
+def _serialised(fn):
+    """Run a read-then-write service under the owner's chain-head lock, so the checks it makes (refusals,
+    duplicates, "does this person exist yet") still hold when it commits: two memory passes proposing the same
+    claim or naming the same new person at once are serialised, and the second one sees the first one's rows."""
+
+    @wraps(fn)
+    def run(*args, owner, **kwargs):
+        with transaction.atomic():
+            chain.lock_head(owner)
+            return fn(*args, owner=owner, **kwargs)
+
+    return run
+
+
 # --- Admission -------------------------------------------------------------------------------------------
+@_serialised
 def propose_fact(
     *,
     owner,
@@ -182,11 +188,12 @@ def propose_fact(
 ) -> ProposeResult:
     """Admit a claim through refusal, dedup and conflict checks, as one commit.
 
-    Outcomes: "refused" (a lasting refusal from the same source; nothing written, a RefusalHit logged),
+    Outcomes: "refused" (a lasting refusal, from any source; nothing written, a RefusalHit logged),
     "corroborated"/"duplicate" (an active fact already says this), "escalated" (conflicts with a held fact
     and is ambiguous and material: admitted as pending_review), "contradicted" (weaker than the held fact:
-    admitted as contradicted), "admitted". A refused claim arriving from a different source is admitted as
-    pending_review and marked previously_rejected. Raises InvalidMutation for bad input.
+    admitted as contradicted), "admitted". Refusals hold for every source; a refused claim whose evidence
+    (observed after the rejection) states a change is admitted as pending_review, marked previously_rejected,
+    with the earlier rejection in its evidence details. Raises InvalidMutation for bad input.
     """
     content = (content or "").strip()
     if not content:
@@ -202,10 +209,15 @@ def propose_fact(
     if arguments is not None and not isinstance(arguments, dict):
         raise InvalidMutation("arguments must be an object keyed by slot")
     evidence_list = [evidence] if isinstance(evidence, EvidenceIn) else list(evidence or [])
+    for ev in evidence_list:
+        if not isinstance(ev, EvidenceIn):
+            raise InvalidMutation("evidence must be ledger.services.EvidenceIn")
+        _aware(ev.observed_at, "evidence observed_at")
     valid_from, valid_to = _aware(valid_from, "valid_from"), _aware(valid_to, "valid_to")
     if valid_from and valid_to and valid_to <= valid_from:
         raise InvalidMutation("valid_to must be after valid_from")
 
+    names = queries.known_names(owner=owner)
     check = queries.check_refusal(
         owner=owner,
         content=content,
@@ -215,6 +227,9 @@ def propose_fact(
         predicate=predicate,
         arguments=arguments,
         source_label=source_label,
+        change_text=" ".join([content, *(str(ev.quote or "") for ev in evidence_list)]),
+        observed_at=max((ev.observed_at for ev in evidence_list if ev.observed_at), default=None),
+        names=names,
     )
     if check.refused:
         RefusalHit.objects.create(
@@ -231,8 +246,10 @@ def propose_fact(
         logger.info("ledger: claim refused (%s) -> decision %s", check.matched_on, check.decision_commit_id[:12])
         return ProposeResult("refused", refusal=check)
 
-    if check.previously_rejected and status in ("accepted", "pending"):
-        status, reason = "pending_review", reason or "previously-rejected"
+    if check.previously_rejected:
+        # A change stated after the rejection: back to review only, the earlier rejection shown beside it.
+        status, reason = "pending_review", "changed-since-rejection"
+        evidence_list = [_with_previous_rejection(ev, check) for ev in evidence_list]
 
     # Duplicates: the same claim about the same subject, already held.
     if on_duplicate != "new":
@@ -271,7 +288,7 @@ def propose_fact(
         "previously_rejected": check.previously_rejected,
         "refusal_commit_id": check.decision_commit_id if check.previously_rejected else "",
         "token_hashes": hashing.token_signature(
-            content, queries.subject_names(owner=owner, subject=subject, person=person)
+            content, queries.subject_names(owner=owner, subject=subject, person=person), known_names=names
         ),
         "payload": {
             "content": content,
@@ -325,6 +342,19 @@ def propose_fact(
         previously_rejected=check.previously_rejected,
         conflict_with=Fact.objects.get(pk=held.pk) if held is not None else None,
     )
+
+
+def _with_previous_rejection(ev: EvidenceIn, check: RefusalCheck) -> EvidenceIn:
+    ref = check.refusal
+    earlier = {
+        "refusal_id": str(ref.public_id),
+        "kind": ref.kind,
+        "decision_commit_id": ref.decision_commit_id,
+        "decided_at": hashing.iso(ref.recorded_at),
+        "fact_id": str(ref.fact_public_id) if ref.fact_public_id else None,
+        "matched_on": check.matched_on,
+    }
+    return replace(ev, details={**(ev.details or {}), "previous_rejection": earlier})
 
 
 def _find_duplicate(owner, pkey: str, content: str, subject: str, person) -> Fact | None:
@@ -419,10 +449,21 @@ def supersede(
 
 
 def refine(
-    *, owner, fact: Fact, content: str, arguments: dict | None = None, predicate: str | None = None, author="user"
+    *,
+    owner,
+    fact: Fact,
+    content: str,
+    arguments: dict | None = None,
+    predicate: str | None = None,
+    author="user",
+    status: str | None = None,
+    reason: str = "",
 ) -> Fact:
-    """Restate a fact more precisely (same fact, new version)."""
+    """Restate a fact more precisely (same fact, new version). With ``status`` the same commit also decides it
+    (a reviewer's edit-then-accept is one commit)."""
     check_owner(fact, owner, "Fact")
+    if status is not None:
+        check_choice(status, policy.STATUSES, "status")
     content = (content or "").strip()
     if not content:
         raise InvalidMutation("content must not be empty")
@@ -442,7 +483,11 @@ def refine(
         "token_hashes": hashing.token_signature(content, names),
         "payload": payload,
     }
-    commit(owner=owner, mutations=[m], author=author)
+    muts = [m]
+    if status is not None:
+        fid = str(fact.public_id)
+        muts.append({"type": M.SET_STATUS, "fact_id": fid, "status": status, "payload": {"reason": reason[:200]}})
+    commit(owner=owner, mutations=muts, author=author)
     return _fact(owner, fact.public_id)
 
 
@@ -477,6 +522,7 @@ def tombstone_evidence(
 
 
 # --- Entities -------------------------------------------------------------------------------------------
+@_serialised
 def ensure_entity(*, owner, name: str, kind: str = "person", aliases=(), author: str = "system") -> Entity:
     """The entity named ``name`` (by name or alias), created if new."""
     found = queries.find_entity(owner=owner, name=name)
@@ -518,6 +564,41 @@ def split_entity(*, owner, entity: Entity, name: str, aliases=(), fact_ids=(), k
     return Entity.objects.get(owner=owner, public_id=result.created_ids[0])
 
 
+def merge_fact_into(*, owner, fact: Fact, into: Fact, author: str = "reviewer", author_label: str = "") -> list[str]:
+    """Fold ``fact`` into ``into`` (the same claim, already held), as one commit: ``fact``'s live evidence is
+    copied onto ``into`` and ``fact`` becomes superseded (reason "merged-into:<id>"). Returns the copied
+    evidence ids (a review undo removes them). Raises InvalidMutation for a fact merged into itself."""
+    check_owner(fact, owner, "Fact")
+    check_owner(into, owner, "Fact")
+    if fact.pk == into.pk:
+        raise InvalidMutation("a fact cannot be merged into itself")
+    copies = [
+        EvidenceIn(
+            source_type=ev.source_type,
+            source_ref=ev.source_ref,
+            quote=ev.quote,
+            extractor_id=ev.extractor_id,
+            extractor_version=ev.extractor_version,
+            capture_confidence=ev.capture_confidence,
+            observed_at=ev.observed_at,
+            source_label=ev.source_label,
+            details=ev.details,
+        )
+        for ev in fact.evidence.live().order_by("recorded_at")
+    ]
+    muts = [_evidence_mutation(ev, str(into.public_id)) for ev in copies]
+    muts.append(
+        {
+            "type": M.SET_STATUS,
+            "fact_id": str(fact.public_id),
+            "status": "superseded",
+            "payload": {"reason": f"merged-into:{into.public_id}"},
+        }
+    )
+    result = commit(owner=owner, mutations=muts, author=author, author_label=author_label)
+    return [i for i in result.created_ids[: len(copies)] if i]
+
+
 def reassign_fact_subject(*, owner, fact: Fact, subject: str, person=None, author: str = "user") -> Fact:
     """Correct whom a fact is about (user / third_party with a person / unknown)."""
     check_owner(fact, owner, "Fact")
@@ -542,136 +623,14 @@ def reassign_fact_subject(*, owner, fact: Fact, subject: str, person=None, autho
     return _fact(owner, fact.public_id)
 
 
-# --- Forget ----------------------------------------------------------------------------------------------
-def _fact_refusal(fact: Fact, kind: str = "forgotten") -> dict:
-    sources = {fact.source_hash, *fact.evidence.values_list("source_hash", flat=True)}
-    return {
-        "kind": kind,
-        "subject_key": hashing.subject_key(
-            fact.subject_kind, str(fact.subject_entity.public_id) if fact.subject_entity_id else None
-        ),
-        "proposition_key": fact.proposition_key,
-        "text_key": fact.text_key,
-        "token_hashes": list(fact.token_hashes),
-        "source_hashes": sorted(s for s in sources if s),
-        "name_hashes": [],
-    }
-
-
-def _forget_episodes(owner, source_type: str | None = None, source_ref: dict | None = None, entity_names=()) -> int:
-    qs = Episode.objects.owned_by(owner)
-    if source_ref is None:
-        return 0
-    matched = qs.filter(source_ref__contains=source_ref)
-    if source_type:
-        matched = matched.filter(source_type=source_type)
-    return _delete_episodes(owner, list(matched.values_list("pk", flat=True)))
-
-
-def forget(*, owner, fact: Fact, author: str = "user") -> str:
-    """Right to be forgotten for one fact: fact, evidence and versions deleted, earlier commits' content
-    dropped (hashes kept, chain still verifies), a refusal (hashes only) keeps it from coming back."""
-    check_owner(fact, owner, "Fact")
-    m = {
-        "type": M.FORGET,
-        "scope": "fact",
-        "fact_ids": [str(fact.public_id)],
-        "refusals": [_fact_refusal(fact)],
-    }
-    return commit(owner=owner, mutations=[m], author=author).commit_id
-
-
-def forget_source(*, owner, source_type: str, source_ref: dict, author: str = "user") -> ForgetReport:
-    """Forget everything derived from one source document (a transcript day, a conversation, a screen
-    event): evidence whose source_ref contains ``source_ref``; facts left with no other evidence; episodes."""
-    if not isinstance(source_ref, dict) or not source_ref:
-        raise InvalidMutation("source_ref must be a non-empty object")
-    with transaction.atomic():
-        evidence = list(
-            Evidence.objects.owned_by(owner)
-            .filter(source_type=source_type, source_ref__contains=source_ref)
-            .select_related("fact", "fact__subject_entity")
-        )
-        by_fact: dict[int, list[Evidence]] = {}
-        for ev in evidence:
-            by_fact.setdefault(ev.fact_id, []).append(ev)
-        fact_ids, evidence_ids, refusals = [], [], []
-        for evs in by_fact.values():
-            fact = evs[0].fact
-            if fact.evidence.count() == len(evs):
-                fact_ids.append(str(fact.public_id))
-                refusals.append(_fact_refusal(fact))
-            else:
-                evidence_ids.extend(str(e.public_id) for e in evs)
-        report = ForgetReport(facts=len(fact_ids), evidence=len(evidence))
-        if fact_ids or evidence_ids:
-            m = {
-                "type": M.FORGET,
-                "scope": "source",
-                "scope_hash": hashing.digest({"source_type": source_type, "source_ref": source_ref}),
-                "fact_ids": sorted(fact_ids),
-                "evidence_ids": sorted(evidence_ids),
-                "refusals": refusals,
-            }
-            report.commit_id = commit(owner=owner, mutations=[m], author=author).commit_id
-        report.episodes = _forget_episodes(owner, source_type, source_ref)
-    return report
-
-
-def forget_entity(*, owner, entity: Entity, author: str = "user") -> ForgetReport:
-    """Forget a person everywhere: every fact about or naming them (any source), the entity (and entities
-    merged into it), their episodes' mentions; a lasting refusal blocks the name from every source."""
-    check_owner(entity, owner, "Entity")
-    root = queries.surviving_entity(entity)
-    group = {str(root.public_id)}
-    frontier = [str(root.public_id)]
-    while frontier:
-        nxt = [
-            str(p)
-            for p in Entity.objects.owned_by(owner).filter(merged_into__in=frontier).values_list("public_id", flat=True)
-        ]
-        frontier = [p for p in nxt if p not in group]
-        group.update(frontier)
-    entities = list(Entity.objects.owned_by(owner).filter(public_id__in=group))
-    names = {n for e in entities for n in [e.name, *e.aliases] if n}
-    facts: dict[str, Fact] = {}
-    for eid in group:
-        for f in Fact.objects.owned_by(owner).about_entity(eid):
-            facts[str(f.public_id)] = f
-    for name in names:
-        sig = hashing.token_signature(name)
-        if sig:
-            for f in Fact.objects.owned_by(owner).filter(token_hashes__contains=sig):
-                facts[str(f.public_id)] = f
-    refusals = [
-        {
-            "kind": Refusal.Kind.FORGOTTEN_ENTITY,
-            "subject_key": "",
-            "proposition_key": "",
-            "text_key": "",
-            "token_hashes": hashing.token_signature(name),
-            "source_hashes": [],
-            "name_hashes": [hashing.short_hash("name:" + hashing.normalize_name(name))],
-        }
-        for name in sorted(names)
-    ]
-    m = {
-        "type": M.FORGET,
-        "scope": "entity",
-        "fact_ids": sorted(facts),
-        "entity_ids": sorted(group),
-        "refusals": refusals,
-    }
-    with transaction.atomic():
-        cid = commit(owner=owner, mutations=[m], author=author).commit_id
-        doomed = []
-        for ep in Episode.objects.owned_by(owner):
-            text = " ".join([ep.title, ep.summary, *map(str, ep.entities), *map(str, ep.topics)])
-            tokens = set(hashing.token_signature(text))
-            if any(set(hashing.token_signature(n)) <= tokens for n in names if hashing.token_signature(n)):
-                doomed.append(ep.pk)
-        episodes = _delete_episodes(owner, doomed)
-    return ForgetReport(facts=len(facts), entities=len(group), episodes=episodes, commit_id=cid)
+def lift_refusal(*, owner, refusal: Refusal, reason: str = "", author: str = "user") -> Refusal:
+    """The person takes a refusal back explicitly (a commit): the claim may be proposed again (to review)."""
+    check_owner(refusal, owner, "Refusal")
+    if refusal.lifted_at is not None:
+        raise InvalidMutation("this refusal is already lifted")
+    m = {"type": M.LIFT_REFUSAL, "refusal_id": str(refusal.public_id), "payload": {"reason": reason[:200]}}
+    commit(owner=owner, mutations=[m], author=author)
+    return Refusal.objects.get(pk=refusal.pk)
 
 
 # --- Timeouts -------------------------------------------------------------------------------------------
@@ -709,6 +668,16 @@ def decide_timeouts(*, owner=None, older_than: timedelta | None = None, now: dat
 
 
 # --- Memory layers (re-exported; see ledger/layers.py) -----------------------------------------------------
+# --- Forget (see ledger/forget.py) --------------------------------------------------------------------------
+from ledger.forget import (  # noqa: E402, F401
+    ForgetReport,
+    forget,
+    forget_entity,
+    forget_person_names,
+    forget_source,
+    forget_source_label,
+    sources,
+)
 from ledger.layers import (  # noqa: E402, F401
     EPISODE_FIELDS,
     _delete_episodes,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ledger.exceptions import DomainError, InvalidMutation
+from accounts.exceptions import DomainError
+from ledger.exceptions import InvalidMutation
 
 
 def clamp01(value, name: str) -> float:

@@ -3,20 +3,22 @@ identity overrides. Full pages and their HTMX partials come from the same views.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
+from accounts.exceptions import DomainError
+from accounts.http import HtmxHttpRequest
+from accounts.owned import get_owned_or_404
 from ledger import policy, queries, services
-from ledger.exceptions import DomainError
-from ledger.models import Fact, IdentityNarrative, IdentityOverride
-from ledger.owned import get_owned_or_404
+from ledger.forms import ForgetPersonForm, LiftRefusalForm
+from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal
 
 STATUS_TABS = [
     ("active", "Active", list(policy.ACTIVE_STATUSES)),
@@ -27,10 +29,6 @@ STATUS_TABS = [
 ]
 DECISIONS = {"accepted": "Accept", "rejected": "Reject"}
 PAGE_SIZE = 50
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def _list_context(request) -> dict:
@@ -99,6 +97,16 @@ def _timeline(fact: Fact, versions) -> dict:
     }
 
 
+def _previous_rejection(fact: Fact) -> dict | None:
+    """The earlier rejection a claim came back past (a change stated after it), shown beside it."""
+    if not fact.previously_rejected:
+        return None
+    for details in fact.evidence.values_list("details", flat=True):
+        if isinstance(details, dict) and isinstance(details.get("previous_rejection"), dict):
+            return details["previous_rejection"]
+    return {"kind": "rejected", "decided_at": "", "decision_commit_id": fact.refusal_commit_id, "fact_id": None}
+
+
 def _detail_context(request, fact: Fact, **extra) -> dict:
     view = queries.fact_view(fact)
     visible = bool(view["permitted_uses"])
@@ -112,6 +120,7 @@ def _detail_context(request, fact: Fact, **extra) -> dict:
         "timeline": _timeline(fact, versions),
         "history": queries.fact_history(fact),
         "decisions": DECISIONS,
+        "previous_rejection": _previous_rejection(fact),
         **extra,
     }
 
@@ -191,3 +200,75 @@ def identity_narrative(request: HtmxHttpRequest):
     if request.htmx:
         return render(request, "ledger/partials/_identity.html", _identity_context(request))
     return redirect("ledger:memory")
+
+
+# --- Refusals and people ----------------------------------------------------------------------------------
+def _refusal_context(request, **extra) -> dict:
+    include_lifted = request.GET.get("lifted") == "1"
+    week = timezone.now() - timedelta(days=7)
+    return {
+        "refusals": list(queries.refusals(owner=request.user, include_lifted=include_lifted)[:200]),
+        "include_lifted": include_lifted,
+        "refused_this_week": queries.refusal_event_count(owner=request.user, since=week),
+        "events": queries.refusal_events(owner=request.user, since=week, limit=20),
+        **extra,
+    }
+
+
+@require_GET
+@login_required
+def refusals(request: HtmxHttpRequest):
+    ctx = _refusal_context(request)
+    if request.htmx:
+        return render(request, "ledger/partials/_refusal_list.html", ctx)
+    return render(request, "ledger/refusals.html", ctx)
+
+
+@require_POST
+@login_required
+def refusal_lift(request: HtmxHttpRequest, refusal_id):
+    refusal = get_owned_or_404(Refusal, request.user, public_id=refusal_id)
+    form = LiftRefusalForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise DomainError("The reason is too long")
+        services.lift_refusal(owner=request.user, refusal=refusal, reason=form.cleaned_data["reason"])
+    except DomainError as exc:
+        ctx = _refusal_context(request, error=exc.message)
+        return render(request, "ledger/partials/_refusal_list.html", ctx, status=422)
+    if request.htmx:
+        return render(request, "ledger/partials/_refusal_list.html", _refusal_context(request, lifted=True))
+    return redirect("ledger:refusals")
+
+
+def _people_context(request, **extra) -> dict:
+    from django.db.models import Count, Q
+
+    qs = queries.entities(owner=request.user).annotate(
+        n=Count("facts_as_subject", filter=Q(facts_as_subject__owner=request.user))
+    )
+    return {"people": list(qs), **extra}
+
+
+@require_GET
+@login_required
+def people(request: HtmxHttpRequest):
+    ctx = _people_context(request)
+    if request.htmx:
+        return render(request, "ledger/partials/_people_list.html", ctx)
+    return render(request, "ledger/people.html", ctx)
+
+
+@require_POST
+@login_required
+def person_forget(request: HtmxHttpRequest, entity_id):
+    entity = get_owned_or_404(Entity, request.user, public_id=entity_id)
+    form = ForgetPersonForm(request.POST)
+    if not form.is_valid():
+        ctx = _people_context(request, error=form.errors["confirm"][0])
+        return render(request, "ledger/partials/_people_list.html", ctx, status=422)
+    report = services.forget_entity(owner=request.user, entity=entity)
+    ctx = _people_context(request, forgotten=report)
+    if request.htmx:
+        return render(request, "ledger/partials/_people_list.html", ctx)
+    return render(request, "ledger/people.html", ctx)

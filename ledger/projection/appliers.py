@@ -133,6 +133,9 @@ class MemoryState:
     def put_refusal(self, r):
         self.refusals[r["public_id"]] = r
 
+    def get_refusal(self, rid):
+        return self.refusals.get(rid)
+
 
 # --- Appliers ----------------------------------------------------------------------------------------
 def _veracity(fact: dict, evidence: list[dict]) -> float:
@@ -359,8 +362,9 @@ def apply_set_status(state, m: dict, ctx: Ctx) -> None:
         fact["base_veracity"] = m["veracity"]
     if m["status"] == "rejected" and previous != "rejected":
         _refusal(state, fact, "rejected", ctx)
-    if m["status"] == "accepted":
-        # An explicit acceptance lifts the fact's own refusals (the user changed their mind).
+    if m["status"] == "accepted" or (previous == "rejected" and m["status"] in policy.PENDING_STATUSES):
+        # An explicit acceptance lifts the fact's own refusals (the user changed their mind); so does taking a
+        # rejection back to the queue (a review undo).
         for r in state.refusals_for_fact(fact["public_id"]):
             if r["lifted_at"] is None and r["kind"] in ("rejected", "retracted"):
                 state.put_refusal({**r, "lifted_at": ctx.at})
@@ -534,6 +538,16 @@ def apply_forget(state, m: dict, ctx: Ctx) -> None:
         )
 
 
+def apply_lift_refusal(state, m: dict, ctx: Ctx) -> None:
+    """The person lifts a refusal explicitly: the claim may be proposed again (it then goes to review)."""
+    ref = state.get_refusal(m["refusal_id"])
+    if ref is None:
+        _fail(ctx, f"refusal {m['refusal_id']} does not exist")
+    if ref["lifted_at"] is not None:
+        _fail(ctx, f"refusal {m['refusal_id']} is already lifted")
+    state.put_refusal({**ref, "lifted_at": ctx.at})
+
+
 APPLIERS = {
     M.ADD_ENTITY: apply_add_entity,
     M.ADD_FACT: apply_add_fact,
@@ -548,6 +562,7 @@ APPLIERS = {
     M.MERGE_ENTITIES: apply_merge_entities,
     M.SPLIT_ENTITY: apply_split_entity,
     M.FORGET: apply_forget,
+    M.LIFT_REFUSAL: apply_lift_refusal,
 }
 assert set(APPLIERS) == set(M.TYPES)
 

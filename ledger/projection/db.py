@@ -213,6 +213,16 @@ class DbState:
         self.refusals[r["public_id"]] = r
         self.dirty["refusal"].add(r["public_id"])
 
+    def get_refusal(self, rid):
+        if rid not in self.refusals:
+            row = self.lm.Refusal.objects.filter(owner_id=self.owner_id, public_id=rid).values("id", *REFUSAL_FIELDS)
+            row = row.first()
+            if row is None:
+                return None
+            self.refusal_pk[rid] = row.pop("id")
+            self.refusals[rid] = {k: _norm(row[k]) for k in REFUSAL_FIELDS}
+        return self.refusals[rid]
+
     # writing
     def flush(self) -> None:
         lm = self.lm

@@ -54,14 +54,31 @@ def test_a_different_claim_about_the_same_subject_is_not_refused(user):
     assert propose(user, "Dana is allergic to penicillin").outcome == "admitted"
 
 
-def test_a_different_source_brings_it_back_for_review_marked_previously_rejected(user):
+def test_a_different_source_is_refused_too(user):
     first = propose(user, "Dana is allergic to peanuts", status="accepted")
     services.decide(owner=user, fact=first.fact, status="rejected")
-    back = propose(user, "Dana is allergic to peanuts", source="chat", status="accepted")
+    again = propose(user, "Dana is allergic to peanuts", source="chat", status="accepted")
+    assert again.outcome == "refused" and not again.refusal.same_source
+    assert again.refusal.decision_commit_id == Fact.objects.get(pk=first.fact.pk).last_commit_id
+
+
+def test_a_change_stated_after_the_rejection_comes_back_for_review_only(user):
+    first = propose(user, "Dana is allergic to peanuts", status="accepted")
+    services.decide(owner=user, fact=first.fact, status="rejected")
+    later = timezone.now() + timedelta(minutes=1)
+    back = services.propose_fact(
+        owner=user,
+        content="Dana is now allergic to peanuts",
+        source_label="chat",
+        evidence=EvidenceInFactory(source_label="chat", quote="Dana is now allergic to peanuts", observed_at=later),
+        status="accepted",
+    )
     assert back.outcome == "admitted" and back.previously_rejected
     assert back.fact.status == "pending_review"
     assert back.fact.previously_rejected and "previously_rejected" in back.fact.uncertainty_reasons
     assert back.fact.refusal_commit_id == Fact.objects.get(pk=first.fact.pk).last_commit_id
+    earlier = back.fact.evidence.get().details["previous_rejection"]
+    assert earlier["fact_id"] == str(first.fact.public_id) and earlier["kind"] == "rejected"
     assert any("Previously rejected" in d for d in queries.fact_view(back.fact)["disclaimers"])
 
 

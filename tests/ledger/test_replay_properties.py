@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from accounts.exceptions import DomainError
 from ledger import chain, projection, services
-from ledger.exceptions import DomainError
 from ledger.models import Commit, Entity, Evidence, Fact
 from tests.factories import UserFactory
 

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.exceptions import DomainError
 from ledger import policy, queries, services, tasks
-from ledger.exceptions import DomainError, InvalidMutation
+from ledger.exceptions import InvalidMutation
 from ledger.models import Entity, Fact, PinnedFact
 from tests.factories import EvidenceInFactory, FactFactory
 

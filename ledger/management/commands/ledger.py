@@ -1,12 +1,14 @@
-"""manage.py ledger rebuild|verify [--user USERNAME] [--check]"""
+"""manage.py ledger rebuild|verify [--user USERNAME] [--check] | forget-person NAME|ID --user USERNAME [--yes]"""
 
 from __future__ import annotations
+
+import uuid
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import chain
-from ledger.models import ChainHead
+from ledger import chain, queries, services
+from ledger.models import ChainHead, Entity
 
 
 class Command(BaseCommand):
@@ -19,6 +21,10 @@ class Command(BaseCommand):
         rebuild = sub.add_parser("rebuild", help="Replay the chain and make the projection equal to it")
         rebuild.add_argument("--user", help="Only this username (default: every owner with a chain)")
         rebuild.add_argument("--check", action="store_true", help="Report drift without writing")
+        forget = sub.add_parser("forget-person", help="Forget a person for good, everywhere (ledger and sources)")
+        forget.add_argument("person", help="The person's name (or an alias) or entity id")
+        forget.add_argument("--user", required=True, help="Whose memory")
+        forget.add_argument("--yes", action="store_true", help="Do not ask for confirmation")
 
     def _owners(self, username):
         User = get_user_model()
@@ -29,7 +35,31 @@ class Command(BaseCommand):
                 raise CommandError(f"No user named {username!r}") from None
         return list(User.objects.filter(pk__in=ChainHead.objects.values("owner_id")).order_by("username"))
 
+    def _forget_person(self, owner, person: str, yes: bool) -> None:
+        entity = None
+        try:
+            entity = Entity.objects.filter(owner=owner, public_id=uuid.UUID(person)).first()
+        except ValueError:
+            entity = queries.find_entity(owner=owner, name=person)
+        label = entity.name if entity else person
+        if not yes:
+            answer = input(f"Forget {label!r} for good (facts, transcripts, chats, screen)? Type 'forget': ")
+            if answer.strip() != "forget":
+                raise CommandError("Nothing forgotten")
+        if entity is not None:
+            report = services.forget_entity(owner=owner, entity=entity)
+        else:
+            report = services.forget_person_names(owner=owner, names=[person])
+        copies = ", ".join(f"{k}: {v}" for k, v in sorted(report.copies.items())) or "no stored copies"
+        self.stdout.write(
+            f"forgot {'entity' if entity else 'name'}: {report.facts} facts, {report.episodes} episodes, {copies}; "
+            f"commit {report.commit_id[:12]}; verify {'ok' if chain.verify(owner).ok else 'FAILED'}"
+        )
+
     def handle(self, *args, action, user=None, check=False, **options):
+        if action == "forget-person":
+            self._forget_person(self._owners(user)[0], options["person"], options.get("yes", False))
+            return
         owners = self._owners(user)
         failed = 0
         for owner in owners:
