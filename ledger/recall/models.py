@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from ledger.owned import OwnedModel, OwnedQuerySet
+from accounts.owned import OwnedModel, OwnedQuerySet
 from ledger.recall.embeddings import DIMENSIONS
 
 # Kinds of rows recall indexes; each has its own partial HNSW index so a search in one kind never walks another's
@@ -101,3 +101,26 @@ class ConsolidationRun(OwnedModel):
 
     def __str__(self) -> str:
         return f"consolidation {self.started_at:%Y-%m-%d %H:%M} {self.status}"
+
+
+class Anchor(OwnedModel):
+    """Fact-augmented keys: a fact pinned to the searchable row it was distilled from (a transcript turn…).
+
+    Full text over the facts then also finds the turn: a turn is searchable by what it means (the memory
+    distilled from it, its subject entity) and not only by its words. Only a link is stored, never the fact's
+    text, so the policy filter of the facts layer and forgetting (CASCADE) apply at query time as they are.
+    """
+
+    kind = models.CharField(max_length=20)  # the row's recall kind, e.g. "utterance"
+    ref_id = models.BigIntegerField()
+    fact = models.ForeignKey("ledger.Fact", on_delete=models.CASCADE, related_name="+")
+    evidence = models.ForeignKey("ledger.Evidence", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["evidence", "kind", "ref_id"], name="recall_anchor_unique_ref"),
+        ]
+        indexes = [models.Index(fields=["owner", "kind", "fact"], name="recall_anchor_by_fact")]
+
+    def __str__(self) -> str:
+        return f"fact#{self.fact_id} -> {self.kind}#{self.ref_id}"

@@ -59,7 +59,3 @@ class ConsolidationOut(Schema):
     counts: dict
     started_at: str
     finished_at: str | None
-
-
-class ErrorOut(Schema):
-    detail: str

@@ -11,34 +11,49 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import combinations
 
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchQuery
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.db.models import Avg, Case, Count, F, FloatField, Func, Q, Value, When
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from ledger.recall.embeddings import Backend, current_backend
-from ledger.recall.models import Embedding
+from ledger.recall.models import Anchor, Embedding
 from ledger.recall.planner import RecallItem
 from ledger.recall.providers import ALL, RecallProvider, providers_for
-from ledger.recall.ranking import DEFAULT_WEIGHTS, RRF_K, final_score, mmr, recency_score, weighted_rrf
-from ledger.recall.text import jaccard, query_terms, words
+from ledger.recall.ranking import RRF_K, final_score, mmr, recency_score, weighted_rrf
+from ledger.recall.text import query_terms, words
+from ledger.recall.when import date_windows, date_words, in_windows
 
 K1, B = 1.2, 0.75
 CANDIDATES = 50  # depth of each ranked list before fusion
 CONTEXT_DEPTH = 100  # full-text hits whose neighbours share their score
 CONTEXT_WEIGHT = 0.2  # share of a turn's score given to the turns right before and after it
+ANCHOR_WEIGHT = 0.5  # share of a fact's (normalised) score given to the turns it was distilled from
+ANCHOR_DEPTH = 30  # best fact hits whose source turns are looked up
+DATE_BOOST = 0.5  # rows inside a calendar period the question names score × (1 + DATE_BOOST)
+EXPANSION_DOCS = 3  # entity/topic expansion: the best hits whose words expand the question
+EXPANSION_TERMS = 5
+EXPANSION_WEIGHT = 0.3  # an expansion word counts this share of its IDF
+EXPAND_DEFAULT = True
+EXPANSION_MAX_DF = 200  # only words this rare name a thing; commoner ones would make the second pass costly
 # Below this cosine similarity a vector neighbour is noise, not a memory that bears on the question: without a
 # floor every question would "find" the nearest rows of a small memory and the context block becomes a firehose.
 MIN_VECTOR_SIMILARITY = {"hash": 0.12}
 MIN_VECTOR_SIMILARITY_DEFAULT = 0.3
+DENSE_VECTOR_WEIGHT = 0.5  # a dense model's list in the weighted RRF (full text 1.0)
 MMR_LAMBDA = 0.9  # mostly relevance; diversity only breaks near-ties
-STATS_TTL = 600.0
-CANDIDATE_CAP = 2000  # words in more rows than this do not generate candidates (see fulltext_ranking)  # seconds a (owner, kind) corpus size / mean length is reused
+STATS_TTL = 600.0  # seconds a (owner, kind) corpus size / mean length / document frequency is reused
+CANDIDATE_CAP = 2000  # words in more rows than this do not generate candidates (see fulltext_ranking)
+ESTIMATE_FROM = 20_000  # tables this large give document frequencies from PostgreSQL's statistics
 _stats_cache: dict[tuple, tuple[float, int, float, dict]] = {}
+_lexeme_cache: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -47,15 +62,20 @@ class Ranked:
     score: float
 
 
-def _lexemes(text: str) -> list[str]:
-    """PostgreSQL's own english lexemes for ``text`` (the same stemming as the stored tsvectors)."""
-    if not text.strip():
-        return []
-    with connection.cursor() as cur:
-        cur.execute("SELECT tsvector_to_array(to_tsvector('english', %s))", [text])
-        row = cur.fetchone()
-    # Only plain lexemes go into a raw tsquery: anything else could be tsquery syntax.
-    return [lx for lx in (row[0] or []) if lx.isalnum()]
+def _lexemes(terms: list[str]) -> list[str]:
+    """PostgreSQL's own english lexemes for ``terms`` (the stored tsvectors' stemming), cached per word."""
+    missing = [t for t in dict.fromkeys(terms) if t not in _lexeme_cache]
+    if missing:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT w, tsvector_to_array(to_tsvector('english', w)) FROM unnest(%s::text[]) AS w", [missing]
+            )
+            if len(_lexeme_cache) > 100_000:
+                _lexeme_cache.clear()
+            for word, lexemes in cur.fetchall():
+                # Only plain lexemes go into a raw tsquery: anything else could be tsquery syntax.
+                _lexeme_cache[word] = tuple(lx for lx in (lexemes or []) if lx.isalnum())
+    return list(dict.fromkeys(lx for t in terms for lx in _lexeme_cache.get(t, ())))
 
 
 def _corpus_stats(provider: RecallProvider, owner) -> tuple[int, float, dict[str, int]]:
@@ -87,6 +107,7 @@ def forget_stats(owner=None) -> None:
         for key in list(cache):
             if owner is None or key[2] == owner.pk:
                 del cache[key]
+    _column_stats.clear()
 
 
 def _idf(n: int, df: int) -> float:
@@ -94,10 +115,59 @@ def _idf(n: int, df: int) -> float:
 
 
 _df_cache: dict[tuple, tuple[float, int]] = {}
+_column_stats: dict[tuple[str, str], tuple[float, dict[str, float], float]] = {}
 
 
-def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str]) -> dict[str, int]:
-    """Rows containing each lexeme, counted in one GIN-backed pass; reused per process for STATS_TTL."""
+def _search_column(provider: RecallProvider, owner) -> tuple[str, str]:
+    """(table, column) holding the provider's tsvector, following a related path like ``fact__search``."""
+    parts = provider.search_field.split("__")
+    model = provider.queryset(owner).model
+    for part in parts[:-1]:
+        model = model._meta.get_field(part).related_model
+    return model._meta.db_table, model._meta.get_field(parts[-1]).column
+
+
+def _estimated_frequencies(provider: RecallProvider, owner) -> tuple[dict[str, float], float] | None:
+    """Share of rows holding each common lexeme, from PostgreSQL's ANALYZE statistics (most_common_elems).
+
+    Precomputed by the database itself, so a large corpus needs no counting pass per question: a lexeme not in
+    the list is rarer than the rarest listed one. None when the column has not been analysed yet.
+    """
+    table, column = _search_column(provider, owner)
+    now = time.monotonic()
+    hit = _column_stats.get((table, column))
+    if hit and now - hit[0] < STATS_TTL:
+        return None if hit[2] < 0 else (hit[1], hit[2])
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples FROM pg_stats s "
+            "JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = s.schemaname::regnamespace "
+            "WHERE s.tablename = %s AND s.attname = %s AND s.schemaname = current_schema()",
+            [table, column],
+        )
+        row = cur.fetchone()
+    # Small tables are counted exactly (cheap there); their sampled statistics would be too coarse.
+    if not row or not row[0] or not row[1] or (row[2] or 0) < ESTIMATE_FROM:
+        _column_stats[(table, column)] = (now, {}, -1.0)
+        return None
+    elems, freqs, _rows = row
+    shares = {e: float(f) for e, f in zip(elems, freqs[: len(elems)], strict=False)}
+    floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else min(shares.values())
+    _column_stats[(table, column)] = (now, shares, floor)
+    return shares, floor
+
+
+def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str], n: int) -> dict[str, int]:
+    """Rows containing each lexeme: estimated from statistics on large corpora, else counted (GIN, one pass).
+
+    Counts are reused per process for STATS_TTL; "absent" is never cached (a word stored a second ago must be
+    findable now).
+    """
+    estimated = _estimated_frequencies(provider, owner)  # None for tables under ESTIMATE_FROM rows
+    _ESTIMATED.set(estimated is not None)
+    if estimated is not None:
+        shares, floor = estimated
+        return {lx: max(1, round(n * shares.get(lx, floor / 2))) for lx in lexemes}
     now = time.monotonic()
     out: dict[str, int] = {}
     missing = []
@@ -124,41 +194,70 @@ def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str]) -
             _df_cache.clear()
         for i, lx in enumerate(missing):
             out[lx] = counts[f"df{i}"] or 0
-            if out[lx]:  # never cache "absent": a word in a memory stored a second ago must be findable now
+            if out[lx]:
                 _df_cache[(provider.kind, type(provider).__name__, owner.pk, lx)] = (now, out[lx])
     return out
 
 
-def fulltext_ranking(provider: RecallProvider, owner, query: str, limit: int = CANDIDATES) -> list[Ranked]:
-    """Rows of ``provider`` for ``owner`` matching any content word of ``query``, best BM25-like score first."""
-    terms = query_terms(query)
-    lexemes = list(dict.fromkeys(_lexemes(" ".join(terms))))
-    if not lexemes:
-        return []
-    field = provider.search_field
+@dataclass
+class TextQuery:
+    """What full text looks for: weighted lexemes, name words, and the calendar windows the question names."""
+
+    terms: list[str]
+    weights: dict[str, float]  # lexeme -> weight (1.0 for the question's own words, less for expansions)
+    windows: list[tuple[date, date]]
+
+
+def text_query(query: str) -> TextQuery:
+    windows = date_windows(query)
+    drop = date_words(query) if windows else set()
+    terms = [t for t in query_terms(query) if t not in drop]
+    return TextQuery(terms=terms, weights={lx: 1.0 for lx in _lexemes(terms)}, windows=windows)
+
+
+def _scored_rows(provider: RecallProvider, owner, tq: TextQuery, limit: int, with_dates: bool):
     n, avgdl, names = _corpus_stats(provider, owner)
-    if n == 0:
+    if n == 0 or not tq.weights:
         return []
-    dfs = _document_frequencies(provider, owner, lexemes)
-    present = [lx for lx in lexemes if dfs.get(lx)]
+    dfs = _document_frequencies(provider, owner, list(tq.weights), n)
+    present = [lx for lx in tq.weights if dfs.get(lx)]
     if not present:
         return []
-    # Candidates come from the informative words only: in a large memory a very common word (a close friend's
-    # name) adds little to the score but would make PostgreSQL score a large part of the table. It still counts for rows found otherwise; when every
-    # word is common, the rarest one alone generates candidates.
-    rare = [lx for lx in present if dfs[lx] <= CANDIDATE_CAP] or [min(present, key=lambda lx: dfs[lx])]
-    any_query = SearchQuery(" | ".join(rare), search_type="raw", config="simple")
+    # Candidates come from the informative words: in a large memory a very common word (a close friend's name)
+    # adds little to the score but would make PostgreSQL score a large part of the table. It still counts for
+    # rows found otherwise; if nothing is found, the rarest common word alone generates candidates.
+    rare = [lx for lx in present if dfs[lx] <= CANDIDATE_CAP]
+    common = sorted((lx for lx in present if dfs[lx] > CANDIDATE_CAP), key=lambda lx: dfs[lx])
+    clauses = list(rare)
+    if common and (not rare or _ESTIMATED.get()):
+        # Common words generate candidates only in pairs (a row holding two of them), which GIN intersects
+        # cheaply; alone, one would make PostgreSQL score a large part of the table. (Estimated statistics
+        # cannot tell a rare word from an absent one, so with them the pairs are always added.)
+        pairs = [f"({a} & {b})" for a, b in combinations(common[:4], 2)]
+        clauses += pairs or common[:1]
+    rows = _ranked_rows(provider, owner, tq, clauses, present, dfs, names, n, avgdl, limit, with_dates)
+    if not rows and common and clauses != [*rare, common[0]]:
+        rows = _ranked_rows(provider, owner, tq, [*rare, common[0]], present, dfs, names, n, avgdl, limit, with_dates)
+    return rows
+
+
+def _ranked_rows(provider, owner, tq: TextQuery, clauses, present, dfs, names, n, avgdl, limit, with_dates):
+    field = provider.search_field
+    any_query = SearchQuery(" | ".join(clauses), search_type="raw", config="simple")
     matched = provider.queryset(owner).filter(**{field: any_query})
-    weights = [
-        When(Q(**{field: SearchQuery(lx, search_type="raw", config="simple")}), then=Value(_idf(n, dfs[lx])))
+    matched_terms = [
+        Case(
+            When(
+                Q(**{field: SearchQuery(lx, search_type="raw", config="simple")}),
+                then=Value(tq.weights[lx] * _idf(n, dfs[lx])),
+            ),
+            default=Value(0.0),
+            output_field=FloatField(),
+        )
         for lx in present
     ]
-    if not weights:
-        return []
     # A name field (speaker, subject) counts as part of the document: a query word equal to it adds its IDF.
-    name_terms = [t for t in terms if t in names] if provider.name_field else []
-    matched_terms = [Case(w, default=Value(0.0), output_field=FloatField()) for w in weights]
-    for t in name_terms:
+    for t in [t for t in tq.terms if t in names] if provider.name_field else []:
         matched_terms.append(
             Case(
                 When(Q(**{f"{provider.name_field}__iexact": t}), then=Value(_idf(n, names[t]))),
@@ -172,26 +271,147 @@ def fulltext_ranking(provider: RecallProvider, owner, query: str, limit: int = C
     length = Func(F(field), function="length", output_field=FloatField())
     norm = Value(K1 * (1 - B)) + Value(K1 * B / avgdl) * length
     score = total * Value(K1 + 1) / (Value(1.0) + norm)
-    rows = matched.annotate(bm25=score).order_by("-bm25", "pk").values_list("pk", "bm25")[:limit]
-    return [Ranked(pk, float(s)) for pk, s in rows]
+    ranked = matched.annotate(bm25=score).order_by("-bm25", "pk")
+    hydrated = _HYDRATED.get()
+    if hydrated is not None and hasattr(provider, "select") and hasattr(provider, "item"):
+        # Fetch the columns the context block needs with the ranking itself: one round trip, not two.
+        rows = list(provider.select(ranked)[:limit])
+        hydrated.update({(provider.kind, r.pk): provider.item(r) for r in rows})
+        if with_dates:
+            return [(r.pk, r.bm25, _path_value(r, provider.date_field)) for r in rows]
+        return [(r.pk, r.bm25) for r in rows]
+    columns = ["pk", "bm25"] + ([provider.date_field] if with_dates else [])
+    return list(ranked.values_list(*columns)[:limit])
 
 
-def contextual_ranking(provider: RecallProvider, owner, query: str, limit: int = CANDIDATES) -> list[Ranked]:
-    """Full-text ranking with session context: each hit passes CONTEXT_WEIGHT of its score to its neighbours.
+def _path_value(obj, path: str):
+    for part in path.split("__"):
+        obj = getattr(obj, part, None)
+    return obj
 
-    In conversation the answer often sits in the turn after the question that names the topic (and the other
-    way round), so a turn adjacent to strong matches is itself likely relevant. Providers without a notion of
-    neighbours (facts, episodes) get the plain full-text ranking.
+
+# Whether the last document frequencies came from statistics (estimates) rather than counts.
+_ESTIMATED: ContextVar[bool] = ContextVar("recall_df_estimated", default=False)
+# Items hydrated by the ranking query during one search_provider call ({(kind, pk): RecallItem}).
+_HYDRATED: ContextVar[dict | None] = ContextVar("recall_hydrated", default=None)
+
+
+def _date_of(value) -> date | None:
+    if isinstance(value, datetime):
+        return timezone.localtime(value).date() if timezone.is_aware(value) else value.date()
+    return value if isinstance(value, date) else None
+
+
+def fulltext_ranking(provider: RecallProvider, owner, query: str | TextQuery, limit: int = CANDIDATES) -> list[Ranked]:
+    """Rows of ``provider`` for ``owner`` matching any content word of ``query``, best BM25-like score first.
+
+    Rows dated inside a calendar period the question names ("in May 2023") score × (1 + DATE_BOOST).
     """
-    hits = fulltext_ranking(provider, owner, query, CONTEXT_DEPTH)
+    tq = text_query(query) if isinstance(query, str) else query
+    dated = bool(tq.windows and provider.date_field)
+    rows = _scored_rows(provider, owner, tq, limit * 2 if dated else limit, dated)
+    if not dated:
+        return [Ranked(pk, float(s)) for pk, s in rows]
+    boosted = [
+        Ranked(pk, float(s) * (1 + DATE_BOOST if in_windows(_date_of(when), tq.windows) else 1.0))
+        for pk, s, when in rows
+    ]
+    return sorted(boosted, key=lambda r: (-r.score, r.ref_id))[:limit]
+
+
+def expanded_query(provider: RecallProvider, owner, tq: TextQuery, hits: list[Ranked]) -> TextQuery:
+    """Entity/topic expansion: the rarer words of the best hits join the question at EXPANSION_WEIGHT.
+
+    A two-step question ("what do Melanie's kids like?") first finds the turn naming the thing; the words said
+    about it there ("the kids love dinosaurs") then find the other turns about it.
+    """
+    top = [h.ref_id for h in hits[:EXPANSION_DOCS]]
+    if not top:
+        return tq
+    field = provider.search_field
+    arrays = (
+        provider.queryset(owner)
+        .filter(pk__in=top)
+        .values_list(
+            Func(F(field), function="tsvector_to_array", output_field=ArrayField(models.TextField())), flat=True
+        )
+    )
+    seen: dict[str, int] = {}
+    for lexemes in arrays:
+        for lx in lexemes or []:
+            if lx.isalnum() and len(lx) > 2 and lx not in tq.weights and not lx.isdigit():
+                seen[lx] = seen.get(lx, 0) + 1
+    if not seen:
+        return tq
+    n = _corpus_stats(provider, owner)[0]
+    dfs = _document_frequencies(provider, owner, list(seen), n)
+    scored = sorted(
+        ((c * _idf(n, dfs[lx]), lx) for lx, c in seen.items() if 1 < dfs.get(lx, 0) <= EXPANSION_MAX_DF),
+        reverse=True,
+    )[:EXPANSION_TERMS]
+    if not scored:
+        return tq
+    weights = {**tq.weights, **{lx: EXPANSION_WEIGHT for _s, lx in scored}}
+    return TextQuery(terms=tq.terms, weights=weights, windows=tq.windows)
+
+
+def anchored_scores(provider: RecallProvider, owner, tq: TextQuery) -> dict[int, float]:
+    """Fact-augmented keys: the best facts' scores passed to the rows they were distilled from (0..1 each)."""
+    from ledger.recall.ledger_providers import FactProvider
+
+    facts = fulltext_ranking(FactProvider(), owner, tq, ANCHOR_DEPTH)
+    if not facts:
+        return {}
+    best = facts[0].score or 1.0
+    by_fact = {f.ref_id: f.score / best for f in facts}
+    out: dict[int, float] = {}
+    links = Anchor.objects.filter(
+        owner=owner, kind=provider.kind, fact_id__in=list(by_fact), evidence__tombstoned_at__isnull=True
+    ).values_list("fact_id", "ref_id")
+    for fact_id, ref in links:
+        out[ref] = max(out.get(ref, 0.0), by_fact[fact_id])
+    return out
+
+
+def contextual_ranking(
+    provider: RecallProvider,
+    owner,
+    query: str,
+    limit: int = CANDIDATES,
+    *,
+    expand: bool = EXPAND_DEFAULT,
+    anchors: bool = True,
+) -> list[Ranked]:
+    """Full text with what a row means and where it sits: expansion, fact anchors, session context.
+
+    - expansion: the rarer words of the best hits are searched too, at a lower weight (two-step questions);
+    - fact anchors: a turn a matching fact was distilled from gets ANCHOR_WEIGHT of the best hit's score per
+      unit of the fact's normalised score (facts say what a turn meant, with the subject's name);
+    - session context: in conversation the answer often sits in the turn after the question that names the
+      topic (and the other way round), so each hit passes CONTEXT_WEIGHT of its score to its neighbours.
+    Providers without neighbours or anchors (facts, episodes) get plain full text.
+    """
+    tq = text_query(query)
+    hits = fulltext_ranking(provider, owner, tq, CONTEXT_DEPTH)
     neighbours = getattr(provider, "neighbours", None)
-    if not hits or neighbours is None:
-        return hits[:limit]
+    # Expansion is for conversation turns (fragments that name a thing in one turn and talk about it in
+    # another); a fact or an episode already states its subject, and expanding it only costs a round trip.
+    if expand and hits and neighbours is not None:
+        expanded = expanded_query(provider, owner, tq, hits)
+        if expanded is not tq:
+            hits = fulltext_ranking(provider, owner, expanded, CONTEXT_DEPTH)
+    anchored = anchored_scores(provider, owner, tq) if anchors and hasattr(provider, "evidence_refs") else {}
+    if not hits and not anchored:
+        return []
+    top = hits[0].score if hits else 1.0
     base = {h.ref_id: h.score for h in hits}
+    for ref, share in anchored.items():
+        base[ref] = base.get(ref, 0.0) + ANCHOR_WEIGHT * top * share
     scores = dict(base)
-    for ref, adjacent in neighbours(owner, list(base)).items():
-        for other in adjacent:
-            scores[other] = scores.get(other, 0.0) + CONTEXT_WEIGHT * base[ref]
+    if neighbours is not None:
+        for ref, adjacent in neighbours(owner, list(base)).items():
+            for other in adjacent:
+                scores[other] = scores.get(other, 0.0) + CONTEXT_WEIGHT * base[ref]
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     return [Ranked(r, s) for r, s in ranked]
 
@@ -271,8 +491,10 @@ def hybrid_ranking(
 
 
 def fusion_weights(backend: Backend) -> dict[str, float]:
-    """Full-text leads; a dense model earns more say than the lexical hash vectors (which mostly echo full-text)."""
-    return {"fulltext": 1.0, "vector": DEFAULT_WEIGHTS["vector"] if backend.name == "hash" else 0.5}
+    """Full text leads; a dense model gets a say. The hash vectors get none: they only echo full text's words
+    (on the development split they added nothing, bench/locomo.py), so by default recall is full text only and
+    pays for no vector lookup."""
+    return {"fulltext": 1.0, "vector": 0.0 if backend.name == "hash" else DENSE_VECTOR_WEIGHT}
 
 
 class _WordSets:
@@ -282,7 +504,11 @@ class _WordSets:
         self.cache: dict[int, frozenset] = {}
 
     def __call__(self, a: RecallItem, b: RecallItem) -> float:
-        return jaccard(self._get(a), self._get(b))
+        sa, sb = self._get(a), self._get(b)
+        if not sa and not sb:
+            return 1.0
+        inter = len(sa & sb)
+        return inter / (len(sa) + len(sb) - inter)
 
     def _get(self, item: RecallItem) -> frozenset:
         key = id(item)
@@ -301,10 +527,18 @@ def search_provider(
     backend: Backend | None = None,
 ) -> list[RecallItem]:
     """Hybrid results of one provider: fusion, then scoring by relevance/recency/strength, then MMR."""
-    fused = hybrid_ranking(provider, owner, query, weights=weights, backend=backend)[: max(limit * 2, 20)]
+    hydrated: dict = {}
+    token = _HYDRATED.set(hydrated)
+    try:
+        fused = hybrid_ranking(provider, owner, query, weights=weights, backend=backend)[: max(limit * 2, 20)]
+    finally:
+        _HYDRATED.reset(token)
     if not fused:
         return []
-    items = provider.items(owner, [ref for ref, _ in fused])
+    items = {ref: hydrated[(provider.kind, ref)] for ref, _ in fused if (provider.kind, ref) in hydrated}
+    missing = [ref for ref, _ in fused if ref not in items]  # found by vector, anchor or session context
+    if missing:
+        items.update(provider.items(owner, missing))
     now = timezone.now()
     scored = []
     for ref, relevance in fused:
@@ -362,11 +596,15 @@ def rank_ids(
     backend: Backend | None = None,
     weights: dict[str, float] | None = None,
 ) -> Sequence[int]:
-    """Ranked ref ids for one mode (fulltext | vector | hybrid); used by the benchmark."""
+    """Ranked ref ids for one mode; used by the benchmark. Modes: fulltext, context (session context only),
+    expansion, anchors (context plus one mechanism), vector, hybrid (the full search_provider pipeline)."""
     if mode == "fulltext":
         return [r.ref_id for r in fulltext_ranking(provider, owner, query, limit)]
-    if mode == "context":
-        return [r.ref_id for r in contextual_ranking(provider, owner, query, limit)]
+    if mode in ("context", "expansion", "anchors"):
+        ranked = contextual_ranking(
+            provider, owner, query, limit, expand=mode == "expansion", anchors=mode == "anchors"
+        )
+        return [r.ref_id for r in ranked]
     if mode == "vector":
         return [r.ref_id for r in vector_ranking(provider, owner, query, limit, backend=backend)]
     items = search_provider(provider, owner, query, limit, weights=weights, backend=backend)

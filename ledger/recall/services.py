@@ -11,17 +11,18 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
+from django_q.tasks import async_task
 
 from ledger import services as ledger_services
-from ledger.models import Entity, IdentityOverride
+from ledger.models import Entity, Evidence, IdentityOverride
 from ledger.recall.embeddings import Backend, current_backend
 from ledger.recall.gate import GateDecision, heuristic_gate, llm_gate, topic_query
-from ledger.recall.models import Embedding, Usage
+from ledger.recall.models import Anchor, Embedding, Usage
 from ledger.recall.planner import RecallItem, clamp_budget, pack_block
-from ledger.recall.providers import RecallProvider, providers_for
+from ledger.recall.providers import RecallProvider, provider_for_kind, providers_for
 from ledger.recall.search import search_memory
 
 EMBED_BATCH = 256
@@ -68,6 +69,38 @@ def embed_pending(*, owner, provider: RecallProvider, backend: Backend | None = 
     return added
 
 
+def index_anchors(*, owner, limit: int = 5000) -> int:
+    """Fact-augmented keys: link live evidence to the rows it rests on (turns), for every provider that can.
+
+    Idempotent (unique (evidence, kind, ref_id)); evidence already linked is skipped. Returns links added.
+    """
+    added = 0
+    for provider in providers_for("all"):
+        resolve = getattr(provider, "evidence_refs", None)
+        if resolve is None:
+            continue
+        linked = Anchor.objects.filter(evidence=OuterRef("pk"), kind=provider.kind)
+        evidence = list(
+            Evidence.objects.owned_by(owner)
+            .live()
+            .filter(source_type__in=getattr(provider, "evidence_types", ()))
+            .filter(~Exists(linked))
+            .order_by("-pk")
+            .values_list("pk", "fact_id", "source_ref")[:limit]
+        )
+        for start in range(0, len(evidence), 500):
+            batch = evidence[start : start + 500]
+            refs = resolve(owner, [ref or {} for _pk, _fact, ref in batch])
+            rows = [
+                Anchor(owner=owner, kind=provider.kind, ref_id=ref_id, fact_id=fact_id, evidence_id=ev_id)
+                for (ev_id, fact_id, _ref), ref_ids in zip(batch, refs, strict=True)
+                for ref_id in ref_ids
+            ]
+            Anchor.objects.bulk_create(rows, ignore_conflicts=True)
+            added += len(rows)
+    return added
+
+
 def reembed_owner(*, owner, scope: str = "all", backend: Backend | None = None) -> dict[str, int]:
     """Bring every provider of ``scope`` to the current space; vectors of other spaces are then dropped."""
     backend = backend or current_backend()
@@ -99,32 +132,48 @@ class RecallResult:
         }
 
 
-def identity_items(owner) -> list[RecallItem]:
-    return [
-        RecallItem(
-            id=str(o.public_id),
-            kind="identity",
-            text=f"{o.key}: {o.value}",
-            permitted_uses=["answers", "actions"],
-            source_ref=f"identity:{o.key}",
-            strength=1.0,
+def _identity_item(public_id, key: str, value: str) -> RecallItem:
+    return RecallItem(
+        id=str(public_id),
+        kind="identity",
+        text=f"{key}: {value}",
+        permitted_uses=["answers", "actions"],
+        source_ref=f"identity:{key}",
+        strength=1.0,
+    )
+
+
+def owner_context(owner) -> tuple[list[RecallItem], list[str]]:
+    """The owner's identity overrides (as items) and the names the gate knows, in one round trip."""
+    entity, identity = Entity._meta.db_table, IdentityOverride._meta.db_table
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT 0, name, aliases, NULL::uuid, NULL FROM {entity} WHERE owner_id = %s AND merged_into IS NULL "
+            f"UNION ALL SELECT 1, key, NULL, public_id, value FROM {identity} WHERE owner_id = %s ORDER BY 1, 2",
+            [owner.pk, owner.pk],
         )
-        for o in IdentityOverride.objects.owned_by(owner).order_by("key")
-    ]
+        rows = cur.fetchall()
+    items = [_identity_item(public_id, key, value) for kind, key, _a, public_id, value in rows if kind == 1]
+    names: list[str] = []
+    for kind, name, aliases, _p, _v in rows:
+        if kind == 0:
+            names.append(name)
+            names.extend(a for a in (aliases or []) if a)
+    return items, names
+
+
+def identity_items(owner) -> list[RecallItem]:
+    return owner_context(owner)[0]
 
 
 def known_entities(owner) -> list[str]:
     """Names the gate treats as 'a known entity named': ledger entities (and their aliases)."""
-    names: list[str] = []
-    for name, aliases in Entity.objects.owned_by(owner).filter(merged_into__isnull=True).values_list("name", "aliases"):
-        names.append(name)
-        names.extend(a for a in (aliases or []) if a)
-    return names
+    return owner_context(owner)[1]
 
 
-def decide(owner, query: str) -> GateDecision:
+def decide(owner, query: str, entities: list[str] | None = None) -> GateDecision:
     """The gate: heuristic, or the LLM when enabled and configured (falls back to the heuristic)."""
-    entities = known_entities(owner)
+    entities = known_entities(owner) if entities is None else entities
     if getattr(settings, "ALMANAC_RECALL_LLM_GATE", False):
         from ledger import llm
 
@@ -163,16 +212,16 @@ def recall_context(
             budget_tokens=budget,
         )
         return result
-    decision = decide(owner, query)
+    identity, entities = owner_context(owner)
+    decision = decide(owner, query, entities)
     section = _scope_for(decision, scope)
-    identity = identity_items(owner)
     found: list[RecallItem] = search_memory(owner, section, topic_query(query, decision), limit=20) if section else []
     if not found and section == "pinned" and not scope:
         # A named entity with nothing pinned about it yet: the facts layer is the next best source.
         section, found = "facts", search_memory(owner, "facts", query, limit=20)
     packed = pack_block(identity, section or "none", found, budget)
     if feedback:
-        record_usage(owner=owner, items=packed.items)
+        queue_usage(owner=owner, items=packed.items)
     result = RecallResult(
         gate=decision,
         block=packed.block,
@@ -197,15 +246,35 @@ def recall_context(
 
 
 # --- Usage feedback -----------------------------------------------------------------------------------
-def record_usage(*, owner, items: list[RecallItem]) -> int:
+USAGE_TASK = "ledger.recall.tasks.record_usage"
+
+
+def queue_usage(*, owner, items: list[RecallItem]) -> bool:
+    """Usage feedback off the request path: one queued django-q2 task (a single INSERT) instead of the updates.
+
+    The worker applies it within seconds (``record_usage``); a lost task only loses a use count, never memory.
+    """
+    refs = [(i.kind, i.ref_id, i.id) for i in items if i.ref_id is not None]
+    if not refs:
+        return False
+    async_task(USAGE_TASK, owner.pk, refs, timezone.now().isoformat(), group="recall-usage")
+    return True
+
+
+def record_usage(*, owner, items: list[RecallItem], now=None) -> int:
     """Bump use count and last-used time of every surfaced item (pinned facts on their own row too)."""
-    now = timezone.now()
+    now = now or timezone.now()
     refs = [(i.kind, i.ref_id) for i in items if i.ref_id is not None]
     if not refs:
         return 0
     by_kind: dict[str, list[int]] = {}
     for kind, ref_id in refs:
         by_kind.setdefault(kind, []).append(ref_id)
+    for kind, ids in list(by_kind.items()):
+        # Feedback runs after the request: a row forgotten in between must not come back as a usage count.
+        provider = provider_for_kind(kind)
+        if provider is not None:
+            by_kind[kind] = list(provider.queryset(owner).filter(pk__in=ids).values_list("pk", flat=True))
     with transaction.atomic():
         # A few set-based statements per kind, not two per item: this runs on the request path.
         for kind, ids in by_kind.items():

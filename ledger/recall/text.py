@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from ledger.text import stem, words  # the project's one text module (Snowball stems)
+
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 # A token estimate close to BPE tokenizers on English: words, numbers and each punctuation mark.
 TOKEN_PIECE_RE = re.compile(r"[A-Za-z]+|[0-9]+|[^\sA-Za-z0-9]")
@@ -36,11 +38,6 @@ QUESTION_WORDS = frozenset(
 )
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased words (apostrophe contractions kept together, curly quotes normalised)."""
-    return [w.replace("’", "'") for w in WORD_RE.findall((text or "").lower())]
-
-
 def count_tokens(text: str) -> int:
     """Approximate LLM token count: deterministic, no tokenizer download.
 
@@ -57,25 +54,6 @@ def count_tokens(text: str) -> int:
         else:
             total += 1
     return total
-
-
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper (enough to match 'painting'/'painted'/'paints' for the BM25 floor)."""
-    w = word.replace("'", "")
-    if len(w) <= 3:
-        return w
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            w = w[: -len(suf)]
-            if suf in ("ies", "ied"):
-                w += "y"
-            break
-    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-        w = w[:-1]  # running -> runn -> run
-    return w
 
 
 def content_terms(text: str) -> list[str]:

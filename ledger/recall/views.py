@@ -6,12 +6,11 @@ Each view returns its partial for HTMX requests and the standalone recall page o
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.middleware import HtmxDetails
 
+from accounts.http import HtmxHttpRequest
 from ledger.recall import consolidation, services
 from ledger.recall.models import ConsolidationRun, Embedding
 from ledger.recall.planner import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
@@ -27,10 +26,6 @@ LAYER_TITLES = {
     "event": "Screen events",
 }
 SEARCH_SCOPES = ["all", *SCOPES]
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def _page(request, **context):

