@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from ninja import Schema
 
 
-class EvidenceOut(Schema):
+class ReviewEvidenceOut(Schema):
     quote: str
     source_type: str
     source_label: str
@@ -13,10 +14,20 @@ class EvidenceOut(Schema):
     observed_at: str | None
 
 
+class HeldOut(Schema):
+    id: str
+    content: str
+    status: str
+    evidence: list[ReviewEvidenceOut]
+
+
 class ReviewItemOut(Schema):
     id: str
     content: str
     status: str
+    band: str
+    zone: str
+    priority: float
     subject: str
     subject_name: str
     importance: str
@@ -24,20 +35,83 @@ class ReviewItemOut(Schema):
     capture_confidence: float
     trust_score: float | None
     trust_components: dict
-    band: str
+    trust_in_words: list[str]
+    why: list[str]
     previously_rejected: bool
     disclaimers: list[str]
     permitted_uses: list[str]
+    permitted_uses_if_accepted: list[str]
     source_label: str
-    evidence: list[EvidenceOut]
+    evidence: list[ReviewEvidenceOut]
+    conflict_with: HeldOut | None = None
 
 
 class ReviewQueueOut(Schema):
     count: int
+    band: str
     items: list[ReviewItemOut]
+    next_cursor: str | None = None
 
 
-class DecisionIn(Schema):
+class QueueFilter(Schema):
+    band: str = "queue"
+    source: str | None = None
+    subject: str | None = None
+    cursor: str | None = None
+    limit: int = 50
+    include_held_back: bool = False
+
+
+class DecideIn(Schema):
+    item: str
+    action: str
+    edit: str | None = None
+    subject: str | None = None
+    merge_into: str | None = None
+    snooze_until: date | None = None
+
+
+class DecideOut(Schema):
+    action: str
+    action_id: str
+    item: ReviewItemOut
+
+
+class UndoOut(Schema):
+    undone: int
+    items: list[str]
+
+
+class BulkIn(Schema):
+    band: str
+    action: str
+    expected: int
+    source: str | None = None
+    subject: str | None = None
+
+
+class BulkOut(Schema):
+    decided: int
+
+
+class StatsOut(Schema):
+    queue_size: int
+    waiting: int
+    held_back: int
+    snoozed: int
+    budget: int
+    budget_used: int
+    decided_today_by_person: int
+    decided_today_by_timeout: int
+    decided_this_week_by_timeout: int
+    refused_this_week: int
+    new_today: int
+    by_band: dict[str, int]
+
+
+class ReviewDecisionIn(Schema):
+    """The first API's decision body (kept for existing clients)."""
+
     decision: Literal["accept", "reject"]
     content: str | None = None
     reason: str = ""

@@ -6,6 +6,13 @@ app_name = "review"
 
 urlpatterns = [
     path("", views.queue, name="queue"),
+    path("stats/", views.stats, name="stats"),
+    path("badge/", views.badge, name="badge"),
     path("count/", views.count, name="count"),
-    path("items/<uuid:public_id>/decision/", views.decide, name="item-decide"),
+    path("undo/", views.undo, name="undo"),
+    path("bulk/", views.bulk, name="bulk"),
+    path("budget/", views.budget, name="budget"),
+    path("refused/", views.refused, name="refused"),
+    path("items/<uuid:public_id>/action/", views.item_action, name="item-action"),
+    path("items/<uuid:public_id>/merge-options/", views.merge_options, name="merge-options"),
 ]
