@@ -3,7 +3,7 @@
     server = OpenAIImitation().start()
     settings.ALMANAC_LLM_BASE_URL = server.base_url        # http://127.0.0.1:<port>/v1
     server.chat_handler = lambda messages: '{"candidates": []}'
-    server.mode = "timeout"    # or "invalid_json", "error", "ok"
+    server.mode = "timeout"    # or "invalid_json", "error", "ok"; a body with "stream": true gets SSE chunks
     server.stop()
 
 ``requests`` records every request body received (for asserting what was sent, e.g. fenced transcript text).
@@ -65,6 +65,33 @@ class OpenAIImitation:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _stream(self, body: dict, content: str) -> None:
+                """OpenAI streaming: role chunk, one chunk per word, finish chunk, usage chunk, [DONE]."""
+                base = {"id": "chatcmpl-imitation", "object": "chat.completion.chunk", "created": 1767225600,
+                        "model": body.get("model", "imitation")}  # fmt: skip
+                words = content.split(" ")
+                deltas = [{"role": "assistant", "content": ""}] + [
+                    {"content": w if i == 0 else " " + w} for i, w in enumerate(words)
+                ]
+                events = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+                events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    events.append({**base, "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": len(words),
+                                                                   "total_tokens": 5 + len(words)}})  # fmt: skip
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.end_headers()
+                    self.wfile.write(b": keep-alive\n\n")
+                    for event in events:
+                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
             def do_POST(self):  # noqa: N802 (http.server API)
                 length = int(self.headers.get("Content-Length") or 0)
                 try:
@@ -78,6 +105,8 @@ class OpenAIImitation:
                     return self._send(504, json.dumps({"error": {"message": "slow"}}))
                 if mode == "error":
                     return self._send(500, json.dumps({"error": {"message": "internal error"}}))
+                if self.path.rstrip("/").endswith("/chat/completions") and body.get("stream"):
+                    return self._stream(body, imitation.chat_handler(body["messages"]))
                 if self.path.rstrip("/").endswith("/chat/completions"):
                     content = (
                         "this is { not json" if mode == "invalid_json" else imitation.chat_handler(body["messages"])

@@ -1,0 +1,240 @@
+"""Conversations exported from chat assistants, and plain API message lists.
+
+- ``openai``: a ChatGPT ``conversations.json`` (mapping tree: the visible thread is walked from
+  ``current_node`` up through ``parent``), or an OpenAI chat-completions body ``{"messages": [...]}``.
+- ``anthropic``: a Claude.ai ``conversations.json`` (``chat_messages`` with sender human/assistant), or an
+  Anthropic Messages body ``{"system", "messages": [...]}``.
+- ``gemini``: a Takeout "Gemini Apps" ``MyActivity.json`` (one prompt/response per entry, newest first; grouped
+  into conversations by the app URL, else by day), or a ``generateContent`` body ``{"contents": [...]}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+
+from chats.importers.base import parse_time
+from chats.text import SessionIn, TurnIn
+
+
+def _load(path: Path):
+    return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _digest_id(path: Path, i: int) -> str:
+    return hashlib.sha256(f"{path.name}:{i}".encode()).hexdigest()[:24]
+
+
+def _user(text, at=None) -> TurnIn:
+    return TurnIn(role="user", text=text, speaker="user", is_owner=True, at=at)
+
+
+def _assistant(text, at=None, speaker="assistant", calls=None) -> TurnIn:
+    return TurnIn(role="assistant", text=text, speaker=speaker, at=at, tool_calls=calls or [])
+
+
+# --- OpenAI ------------------------------------------------------------------------------------------
+def _chatgpt_parts(content: dict) -> str:
+    ctype = content.get("content_type")
+    if ctype in ("text", "multimodal_text"):
+        return "\n".join(p for p in content.get("parts") or [] if isinstance(p, str)).strip()
+    if ctype in ("code", "execution_output"):
+        return str(content.get("text") or "")
+    return ""
+
+
+def _chatgpt(conv: dict, path: Path, i: int) -> SessionIn | None:
+    mapping = conv.get("mapping") or {}
+    node_id, chain = conv.get("current_node"), []
+    while node_id and node_id in mapping and len(chain) < 100000:
+        chain.append(mapping[node_id])
+        node_id = mapping[node_id].get("parent")
+    turns = []
+    for node in reversed(chain):
+        msg = node.get("message")
+        if not msg:
+            continue
+        role = (msg.get("author") or {}).get("role")
+        if (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation"):
+            continue
+        text = _chatgpt_parts(msg.get("content") or {})
+        at = parse_time(msg.get("create_time"))
+        if role == "user" and text:
+            turns.append(_user(text, at))
+        elif role == "assistant" and text:
+            slug = (msg.get("metadata") or {}).get("model_slug") or "chatgpt"
+            turns.append(_assistant(text, at, speaker=slug))
+        elif role == "tool" and text and turns and turns[-1].role == "assistant":
+            turns[-1].tool_calls.append(
+                {"name": (msg.get("author") or {}).get("name") or "tool", "result": text[:4000]}
+            )
+    if not turns:
+        return None
+    ext = conv.get("id") or conv.get("conversation_id") or _digest_id(path, i)
+    return SessionIn(source_key="chat:openai", external_id=str(ext), turns=turns, title=conv.get("title") or "",
+                     started_at=parse_time(conv.get("create_time")) or turns[0].at)  # fmt: skip
+
+
+def _openai_messages(body: dict, path: Path) -> list[SessionIn]:
+    turns = []
+    for m in body.get("messages") or []:
+        role, content = m.get("role"), m.get("content")
+        if isinstance(content, list):
+            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        text = str(content or "")
+        if role == "user":
+            turns.append(_user(text))
+        elif role == "assistant":
+            calls = [{"id": c.get("id"), "name": (c.get("function") or {}).get("name"),
+                      "input": _json((c.get("function") or {}).get("arguments")), "result": ""}
+                     for c in m.get("tool_calls") or []]  # fmt: skip
+            turns.append(_assistant(text, calls=calls))
+        elif role == "tool":
+            _attach(turns, m.get("tool_call_id"), text)
+    return [SessionIn(source_key="chat:openai", external_id=_digest_id(path, 0), turns=turns)] if turns else []
+
+
+def parse_openai(path: Path) -> list[SessionIn]:
+    data = _load(path)
+    if isinstance(data, dict) and "messages" in data:
+        return _openai_messages(data, path)
+    convs = data if isinstance(data, list) else [data]
+    return [s for i, c in enumerate(convs) if isinstance(c, dict) for s in [_chatgpt(c, path, i)] if s]
+
+
+# --- Anthropic ---------------------------------------------------------------------------------------
+def _blocks_text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _claude_ai(conv: dict, path: Path, i: int) -> SessionIn | None:
+    msgs = sorted(conv.get("chat_messages") or [], key=lambda m: (m.get("index", 0), m.get("created_at") or ""))
+    turns = []
+    for m in msgs:
+        text = (m.get("text") or "").strip() or _blocks_text(m.get("content")).strip()
+        at = parse_time(m.get("created_at"))
+        if not text:
+            continue
+        turns.append(_user(text, at) if m.get("sender") in ("human", "user") else _assistant(text, at, "claude"))
+    if not turns:
+        return None
+    return SessionIn(source_key="chat:anthropic", external_id=str(conv.get("uuid") or _digest_id(path, i)),
+                     turns=turns, title=conv.get("name") or "",
+                     started_at=parse_time(conv.get("created_at")) or turns[0].at)  # fmt: skip
+
+
+def _anthropic_messages(body: dict, path: Path) -> list[SessionIn]:
+    turns: list[TurnIn] = []
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        if m.get("role") == "user":
+            for b in content if isinstance(content, list) else []:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    _attach(turns, b.get("tool_use_id"), _blocks_text(b.get("content")), bool(b.get("is_error")))
+            text = _blocks_text(content).strip()
+            if text:
+                turns.append(_user(text))
+        elif m.get("role") == "assistant":
+            calls = [{"id": b.get("id"), "name": b.get("name"), "input": b.get("input") or {}, "result": ""}
+                     for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(
+                content, list) else []  # fmt: skip
+            turns.append(_assistant(_blocks_text(content), calls=calls))
+    return [SessionIn(source_key="chat:anthropic", external_id=_digest_id(path, 0), turns=turns)] if turns else []
+
+
+def parse_anthropic(path: Path) -> list[SessionIn]:
+    data = _load(path)
+    if isinstance(data, dict) and "messages" in data:
+        return _anthropic_messages(data, path)
+    convs = data if isinstance(data, list) else [data]
+    return [s for i, c in enumerate(convs) if isinstance(c, dict) for s in [_claude_ai(c, path, i)] if s]
+
+
+# --- Gemini ------------------------------------------------------------------------------------------
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _strip_html(chunks) -> str:
+    text = " ".join(c.get("html", "") for c in chunks or [] if isinstance(c, dict))
+    return html.unescape(_TAG.sub(" ", text)).strip()
+
+
+def _takeout(entries: list, path: Path) -> list[SessionIn]:
+    groups: dict[str, list[TurnIn]] = {}
+    for e in sorted((x for x in entries if isinstance(x, dict)), key=lambda x: x.get("time") or ""):
+        title = str(e.get("title") or "")
+        if " " not in title:
+            continue
+        # The verb before the prompt is localised ("Prompted", "Pregunta"…); a prompt entry has a response or
+        # an app URL, other activity ("Created Gem …") has neither.
+        prompt = title.split(" ", 1)[1]
+        url = next((d.get("url") for d in e.get("details") or [] if isinstance(d, dict) and d.get("url")), "")
+        if not (e.get("safeHtmlItem") or url):
+            continue
+        at = parse_time(e.get("time"))
+        key = url or (at.date().isoformat() if at else "undated")
+        turns = groups.setdefault(key, [])
+        turns.append(_user(prompt, at))
+        answer = _strip_html(e.get("safeHtmlItem"))
+        if answer:
+            turns.append(_assistant(answer, at, "gemini"))
+    return [
+        SessionIn(
+            source_key="chat:gemini",
+            external_id=hashlib.sha256(k.encode()).hexdigest()[:24],
+            turns=t,
+            started_at=t[0].at,
+            title=t[0].text[:80],
+        )  # fmt: skip
+        for k, t in groups.items()
+    ]
+
+
+def _gemini_contents(body: dict, path: Path) -> list[SessionIn]:
+    turns: list[TurnIn] = []
+    for c in body.get("contents") or []:
+        parts = c.get("parts") or []
+        text = "\n".join(p.get("text", "") for p in parts if isinstance(p, dict) and p.get("text")).strip()
+        if c.get("role") == "model":
+            calls = [{"name": p["functionCall"].get("name"), "input": p["functionCall"].get("args") or {}, "result": ""}
+                     for p in parts if isinstance(p, dict) and p.get("functionCall")]  # fmt: skip
+            turns.append(_assistant(text, speaker="gemini", calls=calls))
+        else:
+            for p in parts:
+                if isinstance(p, dict) and p.get("functionResponse"):
+                    fr = p["functionResponse"]
+                    _attach(turns, None, json.dumps(fr.get("response")), name=fr.get("name"))
+            if text:
+                turns.append(_user(text))
+    return [SessionIn(source_key="chat:gemini", external_id=_digest_id(path, 0), turns=turns)] if turns else []
+
+
+def parse_gemini(path: Path) -> list[SessionIn]:
+    data = _load(path)
+    if isinstance(data, dict) and "contents" in data:
+        return _gemini_contents(data, path)
+    return _takeout(data if isinstance(data, list) else [], path)
+
+
+# --- shared ------------------------------------------------------------------------------------------
+def _json(raw) -> dict:
+    try:
+        value = json.loads(raw or "{}")
+    except (TypeError, ValueError):
+        return {"raw": str(raw)[:2000]}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _attach(turns: list[TurnIn], call_id, result: str, is_error: bool = False, name: str | None = None) -> None:
+    """Pair a tool result with its call: by id when there is one, else (Gemini) by function name."""
+    for turn in reversed(turns):
+        for call in turn.tool_calls:
+            if (call_id and call.get("id") == call_id) or (not call_id and name and call.get("name") == name
+                                                           and not call.get("result")):  # fmt: skip
+                call["result"], call["is_error"] = result[:4000], is_error
+                return

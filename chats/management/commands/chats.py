@@ -1,0 +1,91 @@
+"""manage.py chats import PATH --format F | hook EVENT | setup | sleep
+
+import   read agent sessions or chat exports (claude-code, codex, openai, anthropic, gemini)
+hook     a Claude Code hook: reads the hook JSON on stdin, prints the lessons that bear on it
+setup    print the Claude Code settings snippet that registers the hooks (and the MCP server)
+sleep    run the nightly lesson pass now and print the morning report
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.exceptions import DomainError
+from chats.importers import FORMATS
+
+EVENTS = ("user-prompt-submit", "stop", "pre-tool-use")
+
+
+class Command(BaseCommand):
+    requires_system_checks: list[str] = []  # agents spawn this per session: start fast, speak only protocol
+    help = "Chats and coding agents: import sessions, Claude Code hooks, settings snippet, sleep pass."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        imp = sub.add_parser("import", help="import sessions or exports from a file or folder")
+        imp.add_argument("path")
+        imp.add_argument("--format", required=True, choices=sorted(FORMATS))
+        imp.add_argument("--user", help="whose memory (default: the only user)")
+        imp.add_argument("--no-distill", action="store_true", help="store only; the idle sweeper distils later")
+        hook = sub.add_parser("hook", help="run as a Claude Code hook (JSON on stdin)")
+        hook.add_argument("event", choices=EVENTS)
+        hook.add_argument("--user")
+        hook.add_argument("--memory-dir", help="also write lessons into this project memory folder")
+        setup = sub.add_parser("setup", help="print the Claude Code settings snippet")
+        setup.add_argument("--user")
+        sleep = sub.add_parser("sleep", help="run the nightly lesson pass now")
+        sleep.add_argument("--user")
+
+    def _owner(self, username: str | None):
+        users = get_user_model().objects
+        if username:
+            try:
+                return users.get(username=username)
+            except users.model.DoesNotExist as exc:
+                raise CommandError(f"No such user: {username}") from exc
+        if users.count() != 1:
+            raise CommandError("Several users exist: pass --user NAME")
+        return users.get()
+
+    def handle(self, *args, action: str, **opts):
+        try:
+            getattr(self, f"do_{action}")(**opts)
+        except DomainError as exc:
+            raise CommandError(exc.message) from exc
+
+    def do_import(self, *, path, format, user=None, no_distill=False, **_):
+        from chats.services.imports import import_path
+
+        report = import_path(owner=self._owner(user), path=path, fmt=format, distill_now=not no_distill)
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items())) or "none"
+        self.stdout.write(
+            f"{report.files_seen} file(s), {report.files_skipped} unchanged, {report.sessions} session(s), "
+            f"{report.turns_added} turn(s) added; outcomes: {outcomes}"
+        )
+        for err in report.errors:
+            self.stderr.write(f"error: {err}")
+
+    def do_hook(self, *, event, user=None, memory_dir=None, **_):
+        from chats.services import agent_hooks
+
+        try:
+            payload = json.loads(sys.stdin.read() or "{}")
+        except ValueError:
+            payload = {}  # a hook must never break the agent: bad input prints nothing
+        text = agent_hooks.run_hook(owner=self._owner(user), event=event, payload=payload, memory_dir=memory_dir)
+        if text:
+            self.stdout.write(text)
+
+    def do_setup(self, *, user=None, **_):
+        from chats.services import agent_hooks
+
+        self.stdout.write(json.dumps(agent_hooks.settings_snippet(username=user), indent=2))
+
+    def do_sleep(self, *, user=None, **_):
+        from chats.services.sleep import report_markdown, sleep
+
+        self.stdout.write(report_markdown(sleep(owner=self._owner(user))))

@@ -1,0 +1,261 @@
+"""Conversations with AI assistants and coding agents: sessions, their turns, imported files, lessons.
+
+A ``ChatSession`` is one conversation (an ingest conversation_id, a Claude Code session file, an exported
+chat). Its ``ChatTurn`` rows are the raw talk; a turn whose ``distilled_at`` is empty is a *pending signal*
+that the background distiller has not consumed yet. ``Lesson`` is this app's view of a pinned ledger fact of
+kind lesson (strength, decay, aliases, predictions); the ledger fact and its evidence stay the record.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models.functions import Coalesce
+
+from accounts.owned import OwnedModel, OwnedQuerySet
+
+
+class ChatSessionQuerySet(OwnedQuerySet):
+    def due(self, now) -> ChatSessionQuerySet:
+        """Sessions whose debounce/retry time has come (the idle sweeper's query)."""
+        return self.filter(distill_due_at__isnull=False, distill_due_at__lte=now)
+
+
+class ChatSession(OwnedModel):
+    """One conversation. Status moves open → queued → distilled | no_signals | skipped | empty | dead_letter | error;
+    new turns move it back to queued. ``outcome`` is the last outcome token reported to the client."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        QUEUED = "queued"
+        DISTILLED = "distilled"
+        NO_SIGNALS = "no_signals"
+        SKIPPED = "skipped"
+        EMPTY = "empty"
+        DEAD_LETTER = "dead_letter"
+        ERROR = "error"
+
+    class Source(models.TextChoices):
+        INGEST = "chat:ingest"
+        IMPORT = "chat:import"
+        CLAUDE_CODE = "chat:claude-code"
+        CODEX = "chat:codex"
+        OPENAI = "chat:openai"
+        ANTHROPIC = "chat:anthropic"
+        GEMINI = "chat:gemini"
+        PROXY = "chat:proxy"
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    source_key = models.CharField(max_length=40, choices=Source.choices, default=Source.INGEST)
+    external_id = models.CharField(max_length=200)  # ingest conversation_id, session uuid, export id
+    agent_id = models.CharField(max_length=200, blank=True, default="")
+    title = models.CharField(max_length=300, blank=True, default="")
+    project = models.CharField(max_length=500, blank=True, default="")  # cwd of a coding agent
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
+    outcome = models.CharField(max_length=300, blank=True, default="")
+    attempts = models.PositiveIntegerField(default=0)
+    distill_due_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_turn_at = models.DateTimeField(null=True, blank=True)
+    episode_id_ref = models.UUIDField(null=True, blank=True)  # public id of the session's ledger episode
+    turn_count = models.PositiveIntegerField(default=0)
+    content_hash = models.CharField(max_length=64, blank=True, default="")  # hash of all turns (idempotence)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ChatSessionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "source_key", "external_id"], name="chats_chatsession_unique_conversation"
+            )
+        ]
+        indexes = [
+            # The idle sweeper: sessions whose distillation is due.
+            models.Index(
+                fields=["distill_due_at"], name="chats_session_due", condition=models.Q(distill_due_at__isnull=False)
+            ),
+            models.Index(fields=["owner", "-started_at"], name="chats_session_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or f"{self.source_key} {self.external_id}"
+
+
+class ChatTurnQuerySet(OwnedQuerySet):
+    def pending(self) -> ChatTurnQuerySet:
+        return self.filter(distilled_at__isnull=True)
+
+
+class ChatTurn(OwnedModel):
+    """One message of a conversation (a person, an assistant, a tool result). Text is redacted before save."""
+
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+        PERSON = "person"  # a named participant of an imported conversation between people
+        TOOL = "tool"
+        SYSTEM = "system"
+
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    role = models.CharField(max_length=12, choices=Role.choices)
+    speaker = models.CharField(max_length=200, blank=True, default="")
+    is_owner = models.BooleanField(default=False)
+    text = models.TextField(blank=True, default="")
+    tool_calls = models.JSONField(default=list, blank=True)  # [{id, name, input, result, is_error}]
+    occurred_at = models.DateTimeField(null=True, blank=True)
+    distilled_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    search = models.GeneratedField(
+        expression=SearchVector(Coalesce("text", models.Value(""), output_field=models.TextField()), config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    objects = ChatTurnQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["session_id", "index"]
+        constraints = [models.UniqueConstraint(fields=["session", "index"], name="chats_chatturn_unique_index")]
+        indexes = [
+            GinIndex(fields=["search"], name="chats_turn_search"),
+            # Pending signals of one session (the distiller's read).
+            models.Index(fields=["session"], name="chats_turn_pending", condition=models.Q(distilled_at__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.speaker or self.role}: {self.text[:60]}"
+
+
+class ImportedFile(OwnedModel):
+    """A file an importer read; re-importing the same path with the same modification time is a no-op."""
+
+    path = models.CharField(max_length=1000)
+    format = models.CharField(max_length=30)
+    mtime = models.FloatField()
+    sessions = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "path"], name="chats_importedfile_unique_path")]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class LessonQuerySet(OwnedQuerySet):
+    def active(self) -> LessonQuerySet:
+        return self.filter(status=Lesson.Status.ACTIVE)
+
+
+class Lesson(OwnedModel):
+    """Something learned from corrections, errors or surprises. active → merged (into a theme) | archived.
+
+    ``fact_public_id`` points at the pinned ledger fact (tag "lesson") whose evidence quotes the episodes.
+    Strength halves after ALMANAC_CHATS_LESSON_HALF_LIFE_DAYS idle days; below the floor it is archived.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        MERGED = "merged"
+        ARCHIVED = "archived"
+
+    class Kind(models.TextChoices):
+        CORRECTION = "correction"
+        ERROR = "error"
+        SURPRISE = "surprise"
+        ENVIRONMENT = "environment"
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    key = models.CharField(max_length=64)  # normalised content hash (same lesson from two sessions = one row)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    text = models.TextField()
+    project = models.CharField(max_length=500, blank=True, default="")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    strength = models.FloatField(default=0.6)
+    seen_count = models.PositiveIntegerField(default=1)
+    aliases = models.JSONField(default=list, blank=True)
+    theme = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged")
+    fact_public_id = models.UUIDField(null=True, blank=True)
+    episode_keys = models.JSONField(default=list, blank=True)
+    history = models.JSONField(default=list, blank=True)  # [{at, event, strength}]
+    last_seen_at = models.DateTimeField()
+    decayed_at = models.DateTimeField(null=True, blank=True)  # decay already applied up to this time
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = LessonQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-strength", "-id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "key"], name="chats_lesson_unique_key")]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Prediction(OwnedModel):
+    """One expectation per strong lesson ("this mistake will not recur"): open → confirmed | failed."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        CONFIRMED = "confirmed"
+        FAILED = "failed"
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="predictions")
+    text = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lesson"], condition=models.Q(status="open"), name="chats_prediction_one_open_per_lesson"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.text[:60]}"
+
+
+class HookDelivery(OwnedModel):
+    """A lesson shown to one agent session by a hook (each lesson at most once per session)."""
+
+    session_key = models.CharField(max_length=200)
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="deliveries")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "session_key", "lesson"], name="chats_hookdelivery_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_key} ← {self.lesson_id}"
+
+
+class SleepReport(OwnedModel):
+    """What one nightly sleep pass did (the morning report)."""
+
+    day = models.DateField()
+    learned = models.JSONField(default=list, blank=True)
+    merged = models.JSONField(default=list, blank=True)
+    confirmed = models.JSONField(default=list, blank=True)
+    failed = models.JSONField(default=list, blank=True)
+    archived = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-day"]
+        constraints = [models.UniqueConstraint(fields=["owner", "day"], name="chats_sleepreport_one_per_day")]
+
+    def __str__(self) -> str:
+        return f"sleep report {self.day}"

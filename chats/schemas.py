@@ -1,0 +1,104 @@
+"""JSON shapes of the chats API (ingest, conversation import, sessions, lessons)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from ninja import Schema
+from pydantic import Field
+
+from accounts.schemas import ErrorOut  # noqa: F401  (the one error body, re-exported for chats.api)
+
+MAX_TEXT = 100_000
+
+
+class TurnPairIn(Schema):
+    user: str | None = Field(default=None, max_length=MAX_TEXT)
+    assistant: str | None = Field(default=None, max_length=MAX_TEXT)
+
+
+class IngestIn(Schema):
+    agent_id: str = Field(default="", max_length=200)
+    conversation_id: str = Field(min_length=1, max_length=200)
+    turns: list[TurnPairIn] = Field(default_factory=list, max_length=5000)
+    session_date: datetime | None = None
+    skip_extraction: bool = False
+    flush: bool = False
+    mode: Literal["auto", "append"] = Field(
+        default="auto",
+        description="auto: `turns` is the whole conversation so far (a longer version appends, a different one "
+        "replaces the stored turns and episode); append: `turns` are only the new pairs, added after the stored "
+        "ones (never replacing; re-sending the same pairs adds nothing).",
+    )
+
+
+class FlushIn(Schema):
+    conversation_id: str = Field(min_length=1, max_length=200)
+
+
+class IngestOut(Schema):
+    outcome: str
+    conversation_id: str
+    agent_id: str
+    session_id: str | None = None
+    episode_id: str | None = None
+    turns_added: int
+    turns_total: int
+    replaced: bool = False
+
+
+class ParticipantIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    is_owner: bool = False
+
+
+class ConversationTurnIn(Schema):
+    speaker: str = Field(min_length=1, max_length=200)
+    text: str = Field(max_length=MAX_TEXT)
+    at: datetime | None = None
+
+
+class ConversationIn(Schema):
+    external_id: str = Field(min_length=1, max_length=200)
+    title: str = Field(default="", max_length=300)
+    started_at: datetime
+    participants: list[ParticipantIn] = Field(min_length=1, max_length=50)
+    turns: list[ConversationTurnIn] = Field(default_factory=list, max_length=20000)
+
+
+class ChatConversationOut(Schema):
+    external_id: str
+    session_id: str
+    outcome: str
+    episode_id: str | None = None
+    turns_added: int
+    turns_total: int
+
+
+class ConversationsOut(Schema):
+    conversations: list[ChatConversationOut]
+
+
+class SessionOut(Schema):
+    id: str
+    source: str
+    external_id: str
+    title: str
+    project: str
+    status: str
+    outcome: str
+    started_at: datetime | None
+    turns: int
+
+
+class LessonOut(Schema):
+    id: str
+    kind: str
+    text: str
+    strength: float
+    status: str
+    seen_count: int
+    aliases: list[str]
+    project: str
+    history: list[dict]

@@ -1,0 +1,1 @@
+"""Chats services: storing conversations, ingest, distilling sessions, lessons, sleep, hooks and imports."""

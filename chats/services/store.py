@@ -1,0 +1,151 @@
+"""Storing conversations: one session row plus its turns, idempotent per (owner, source, external id).
+
+A conversation handed over again is compared with what is stored through a rolling hash of its turns
+(``StoreMode.AUTO``, the default: "send the whole conversation so far"): the same turns → nothing written; the
+stored turns followed by new ones → only the new ones are inserted (one INSERT, as pending signals); anything
+else → the session's turns and episodes are replaced. ``StoreMode.APPEND`` (a client that sends only the new turn
+pair each call) adds the turns after the stored ones and never replaces; re-sending the same tail (a retry) adds
+nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import models, transaction
+from django.utils import timezone
+
+from chats.models import ChatSession, ChatTurn
+from chats.text import SessionIn, chain_hash, redact
+from ledger.models import Episode
+
+
+class StoreMode(models.TextChoices):
+    AUTO = "auto"  # the whole conversation so far: a longer version appends, a different one replaces
+    APPEND = "append"  # only new turns: added after the stored ones, a repeated tail (retry) adds nothing
+
+
+@dataclass
+class StoreResult:
+    session: ChatSession
+    added: int  # turns inserted by this call
+    replaced: bool  # the stored conversation differed and was replaced
+    created: bool
+    previous_due: object = None  # the session's distill_due_at before this call (None: no task waiting)
+
+
+def _hashes(turns, h: str = "") -> list[str]:
+    out = []
+    for t in turns:
+        h = chain_hash(h, t.role, t.text)
+        out.append(h)
+    return out
+
+
+def delete_session_episodes(owner, session: ChatSession) -> int:
+    """Remove the episodes derived from a session (its summary and correction/error/... episodes)."""
+    from ledger import layers
+
+    rows = list(Episode.objects.owned_by(owner).filter(key__startswith=f"chat:{session.public_id}"))
+    for ep in rows:
+        layers.delete_episode(owner=owner, episode=ep)
+    return len(rows)
+
+
+def _tail_is(session: ChatSession, turns) -> bool:
+    """Whether the stored conversation already ends with exactly ``turns`` (an append that was retried)."""
+    n = len(turns)
+    if not n or session.turn_count < n:
+        return False
+    stored = list(session.turns.filter(index__gte=session.turn_count - n).order_by("index").values_list("role", "text"))
+    return stored == [(t.role, t.text) for t in turns]
+
+
+def _plan(session: ChatSession, created: bool, turns, mode: str) -> tuple[int, list, bool, str, int]:
+    """(index of the first new turn, turns to insert, replace?, content hash after, turn count after)."""
+    known = session.turn_count
+    if mode == StoreMode.APPEND and known:
+        if _tail_is(session, turns):
+            return known, [], False, session.content_hash, known
+        hashes = _hashes(turns, session.content_hash)
+        return known, turns, False, (hashes[-1] if hashes else session.content_hash), known + len(turns)
+    hashes = _hashes(turns)
+    last, total = (hashes[-1] if hashes else ""), len(hashes)
+    prefix = known <= total and (known == 0 or hashes[known - 1] == session.content_hash)
+    if created or prefix:
+        return known, turns[known:], False, last, total
+    return 0, turns, True, last, total
+
+
+def store_session(
+    *, owner, data: SessionIn, pending: bool = True, due_at=None, mode: str = StoreMode.AUTO
+) -> StoreResult:
+    """Upsert one conversation (``mode``: see the module doc). New turns are pending signals unless ``pending``
+    is False; ``due_at`` (when new turns arrived) marks the session queued for distillation at that time, in the
+    same UPDATE."""
+    from chats.hooks import scrub
+
+    for t in data.turns:
+        t.text = redact(t.text)
+    data.turns = scrub(owner, data.turns)
+    now = timezone.now()
+    with transaction.atomic():
+        session, created = ChatSession.objects.select_for_update().get_or_create(
+            owner=owner,
+            source_key=data.source_key,
+            external_id=data.external_id[:200],
+            defaults={
+                "agent_id": data.agent_id[:200],
+                "title": data.title[:300],
+                "project": data.project[:500],
+                "started_at": data.started_at or (data.turns[0].at if data.turns and data.turns[0].at else now),
+            },
+        )
+        previous_due = session.distill_due_at
+        known, new, replaced, content_hash, total = _plan(session, created, data.turns, mode)
+        if replaced:
+            session.turns.all().delete()
+            delete_session_episodes(owner, session)
+            session.status, session.outcome, session.attempts = ChatSession.Status.OPEN, "", 0
+            session.episode_id_ref = None
+        stamp = None if pending else now
+        ChatTurn.objects.bulk_create(
+            [
+                ChatTurn(
+                    owner=owner,
+                    session=session,
+                    index=known + i,
+                    role=t.role,
+                    speaker=t.speaker[:200],
+                    is_owner=t.is_owner,
+                    text=t.text,
+                    tool_calls=t.tool_calls,
+                    occurred_at=t.at,
+                    distilled_at=stamp,
+                )
+                for i, t in enumerate(new)
+            ]
+        )
+        if new or replaced:
+            session.turn_count = total
+            session.content_hash = content_hash
+            session.last_turn_at = next((t.at for t in reversed(data.turns) if t.at), None) or now
+            if data.title:
+                session.title = data.title[:300]
+            if data.project:
+                session.project = data.project[:500]
+            if data.agent_id:
+                session.agent_id = data.agent_id[:200]
+            if data.started_at:
+                session.started_at = data.started_at
+            if due_at is not None and pending:
+                session.distill_due_at = due_at
+                session.status, session.outcome = ChatSession.Status.QUEUED, "queued"
+            session.save()
+    return StoreResult(session=session, added=len(new), replaced=replaced, created=created, previous_due=previous_due)
+
+
+def delete_session(*, owner, session: ChatSession) -> None:
+    with transaction.atomic():
+        delete_session_episodes(owner, session)
+        session.delete()

@@ -1,0 +1,101 @@
+"""Pure text helpers for chats (no database): ids, redaction, hashing, sentences, content words."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ledger.recall.text import redact_for_display
+
+# General English function words (not taken from any development file): words that carry no topic.
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing done down during each few for from further get got had has
+    have having he her here hers him his how i if in into is it its itself just let like make me more most my
+    need no nor not now of off on once only or other our ours out over own please same she should so some still
+    such than that the their them then there these they this those through to too under until up use used using
+    very want was we were what when where which while who whom why will with would yes you your yours ok okay
+    thanks thank sure right well really maybe also one two lets going know think see look try work file files
+    run add new way thing things something anything everything""".split()
+)
+
+
+def canonical_agent_id(value: str) -> str:
+    """UUID agent ids in any spelling (braces, upper case, no hyphens, urn:uuid:) become one canonical form."""
+    raw = (value or "").strip()
+    candidate = raw.lower().removeprefix("urn:uuid:").strip("{}")
+    try:
+        return str(uuid.UUID(candidate))
+    except ValueError:
+        return raw
+
+
+def redact(text: str) -> str:
+    """Mask e-mail addresses, phone/card numbers and key-like strings before anything reaches disk."""
+    return redact_for_display(text or "")
+
+
+def chain_hash(previous: str, role: str, text: str) -> str:
+    """Rolling hash over a conversation's turns: equal prefixes have equal hashes (cheap idempotence check)."""
+    return hashlib.sha256(f"{previous}\x1f{role}\x1f{text}".encode()).hexdigest()
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip()]
+
+
+def first_sentence(text: str, limit: int = 160) -> str:
+    parts = sentences(text)
+    s = parts[0] if parts else (text or "").strip()
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{2,}")
+
+
+def content_words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text or "") if w.lower() not in STOPWORDS]
+
+
+def normalise_key(text: str) -> str:
+    """Order-free key of a lesson's content words (same words in another order = same lesson)."""
+    words = sorted(set(content_words(text)))
+    return hashlib.sha256(" ".join(words).encode()).hexdigest()
+
+
+def jaccard(a: str, b: str) -> float:
+    sa, sb = set(content_words(a)), set(content_words(b))
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+@dataclass
+class TurnIn:
+    """One message as an importer or the ingest API hands it over (before redaction)."""
+
+    role: str  # ChatTurn.Role value
+    text: str
+    speaker: str = ""
+    is_owner: bool = False
+    at: datetime | None = None
+    tool_calls: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class SessionIn:
+    """One conversation from any source."""
+
+    source_key: str
+    external_id: str
+    turns: list[TurnIn]
+    title: str = ""
+    project: str = ""
+    agent_id: str = ""
+    started_at: datetime | None = None
