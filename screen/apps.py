@@ -3,3 +3,34 @@ from django.apps import AppConfig
 
 class ScreenConfig(AppConfig):
     name = "screen"
+
+    def ready(self):
+        # Screen events become searchable by recall (the "events" scope); ledger never imports screen.
+        from ledger.forgetting import register_forget_hook
+        from ledger.recall.providers import register_provider
+        from screen.curation import forget_memories
+        from screen.recall_provider import EventProvider
+
+        register_provider("events", EventProvider())
+        register_forget_hook(forget_memories)
+        # Export/restore (manage.py export|import): source settings, cursor and preferences, signals, frames,
+        # events with their assertions, evidence, revisions and curations, and the notes. Parents before children.
+        from accounts import portability
+
+        portability.register(
+            "screen",
+            [
+                "screen.ScreenSource",
+                "screen.CollectRun",
+                "screen.Signal",
+                "screen.ScreenFrame",
+                "screen.ScreenEvent",
+                "screen.Assertion",
+                "screen.EventEvidence",
+                "screen.EventRevision",
+                "screen.EvidenceRequest",
+                "screen.Curation",
+                "screen.DayNote",
+                "screen.EntityNote",
+            ],
+        )

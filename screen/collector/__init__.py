@@ -1,0 +1,1 @@
+"""The ScreenPipe collector: HTTP client, pure signal derivation, and the collect service."""

@@ -1,0 +1,1 @@
+"""Event discovery: anchors, packs, the proposal pass, the optional LLM refiner and the event store."""
