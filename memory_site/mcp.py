@@ -1,74 +1,42 @@
-"""A small MCP server (JSON-RPC 2.0) so agents can recall and search memories, and propose new ones.
+"""Almanac's MCP server on the official SDK (``mcp`` 2.x ``MCPServer``): stdio and Streamable HTTP.
 
-Two transports share this dispatcher: stdio (`manage.py mcp --user NAME`) and HTTP POST /mcp with a bearer
-token. Proposals from agents never become accepted memories directly: they enter the review queue.
+Tools: recall, search_memory, remember (through ``distill``: screened, gated, never auto-accepted),
+transcript_day, transcript_search, review_queue, lessons, and events_timeline when ``screen`` offers a query
+function. Whose memory a call reads is a context variable: set once by ``manage.py mcp --user`` (stdio) or per
+request by the ``/mcp`` view after its bearer-token and Origin checks (``memory_site.views.mcp_http``).
+
+Tool bodies are sync service calls run through ``sync_to_async`` (Django's ORM is sync-only); ``call_tool``
+is the sync dispatcher they share, so the logic is testable without a transport.
 """
 
 from __future__ import annotations
 
-import json
+import contextvars
 import logging
+from datetime import date
+from typing import Annotated, Any
 
-from ledger import services as ledger_services
-from ledger.exceptions import DomainError
+from asgiref.sync import sync_to_async
+from mcp.server import MCPServer
+from pydantic import Field
+
+from accounts.exceptions import DomainError
+from ledger.models import Fact
 from ledger.recall import services as recall_services
 from ledger.recall.search import search_memory
 
 logger = logging.getLogger(__name__)
 
-PROTOCOL_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
 SCOPES = ["pinned", "episodes", "transcript", "events", "facts", "all"]
-
-TOOLS = [
-    {
-        "name": "recall",
-        "description": "Context to read before answering the user: a small, policy-checked block of what Almanac "
-        "knows that bears on the question (or nothing when nothing does).",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "the user's question or topic"},
-                "budget_tokens": {"type": "integer", "minimum": 100, "maximum": 4000, "default": 800},
-                "scope": {"type": "string", "enum": ["auto", *SCOPES], "default": "auto"},
-            },
-            "required": ["query"],
-        },
-    },
-    {
-        "name": "search_memory",
-        "description": "Search memories and transcripts by meaning and words.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string"},
-                "scope": {"type": "string", "enum": SCOPES, "default": "all"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-            },
-            "required": ["query"],
-        },
-    },
-    {
-        "name": "remember",
-        "description": "Propose a memory about the user learned in conversation. It waits in the user's review "
-        "queue until accepted; claims the user rejected before are refused.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "content": {"type": "string", "description": "one plain statement, e.g. 'Dana prefers window seats'"},
-                "quote": {"type": "string", "description": "what the user said, verbatim"},
-                "importance": {"type": "string", "enum": ["low", "normal", "high"], "default": "normal"},
-            },
-            "required": ["content"],
-        },
-    },
-]
+current_owner: contextvars.ContextVar = contextvars.ContextVar("almanac_mcp_owner")
+current_client: contextvars.ContextVar[str] = contextvars.ContextVar("almanac_mcp_client", default="agent")
 
 
 class ToolInputError(DomainError):
     status_code = 422
 
 
-def _text(value: str, name: str, max_len: int = 4000) -> str:
+def _text(value, name: str, max_len: int = 4000) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ToolInputError(f"{name} must be a non-empty string")
     if len(value) > max_len:
@@ -76,110 +44,245 @@ def _text(value: str, name: str, max_len: int = 4000) -> str:
     return value.strip()
 
 
+def _day(value) -> date:
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise ToolInputError("date must be YYYY-MM-DD") from exc
+
+
+# --- The sync tool bodies -------------------------------------------------------------------------------
+def _recall(user, a: dict) -> dict:
+    budget = a.get("budget_tokens")
+    if budget is not None and (not isinstance(budget, int) or not 100 <= budget <= 4000):
+        raise ToolInputError("budget_tokens must be an integer from 100 to 4000")
+    scope = a.get("scope") or None
+    if scope not in (None, "auto", *SCOPES):
+        raise ToolInputError(f"scope must be one of: auto, {', '.join(SCOPES)}")
+    return recall_services.recall_context(
+        owner=user, query=_text(a.get("query"), "query"), budget_tokens=budget, scope=scope
+    ).as_dict()
+
+
+def _search(user, a: dict) -> dict:
+    scope = a.get("scope") or "all"
+    if scope not in SCOPES:
+        raise ToolInputError(f"scope must be one of: {', '.join(SCOPES)}")
+    limit = a.get("limit", 10)
+    if not isinstance(limit, int) or not 1 <= limit <= 50:
+        raise ToolInputError("limit must be an integer from 1 to 50")
+    return {"items": [i.as_dict() for i in search_memory(user, scope, _text(a.get("query"), "query"), limit)]}
+
+
+def _remember(user, a: dict) -> dict:
+    from distill.services import remember
+
+    result = remember(
+        owner=user,
+        text=_text(a.get("content"), "content", 500),
+        source_key=f"agent:{current_client.get()}",
+        about=a.get("about") or "user",
+        quote=a.get("quote") or "",
+        importance=a.get("importance") or "normal",
+    )
+    fact = result.fact
+    return {
+        "outcome": result.outcome,
+        "reason": result.reason,
+        "id": str(fact.public_id) if fact else None,
+        "status": fact.status if fact else None,
+    }
+
+
+def _transcript_day(user, a: dict) -> dict:
+    from chats import queries as chat_queries
+    from wearables.queries import transcripts_for_day
+
+    day = _day(a.get("date"))
+    transcripts = []
+    for t in transcripts_for_day(user, day, a.get("source") or None):
+        turns = [{"speaker": u.speaker_name or u.speaker_label, "text": u.text,
+                  "at": u.started_at.isoformat() if u.started_at else None} for u in t.utterances.order_by("index")]  # fmt: skip
+        transcripts.append({"source": t.source.kind, "utterances": turns[:2000]})
+    chats = [
+        {"session": str(s.public_id), "title": s.title, "source": s.source_key,
+         "turns": [{"speaker": x.speaker or x.role, "text": x.text[:2000]} for x in s.turns.all()[:500]]}
+        for s in chat_queries.sessions_on_day(user, day)
+    ]  # fmt: skip
+    return {"date": day.isoformat(), "transcripts": transcripts, "chats": chats}
+
+
+def _transcript_search(user, a: dict) -> dict:
+    from wearables.queries import search_utterances
+
+    query = _text(a.get("query"), "query")
+    limit = a.get("limit", 20)
+    if not isinstance(limit, int) or not 1 <= limit <= 100:
+        raise ToolInputError("limit must be an integer from 1 to 100")
+    found = search_utterances(user, query, limit=limit)
+    items = [{k: v for k, v in hit.items() if k != "snippet"} | {"text": hit.get("text", "")} for hit in found.hits]
+    chats = search_memory(user, "transcript", query, limit)
+    items += [i.as_dict() for i in chats if i.kind == "chat_turn"]
+    return {"items": items[:limit]}
+
+
+def _review_queue(user, a: dict) -> dict:
+    limit = a.get("limit", 10)
+    if not isinstance(limit, int) or not 1 <= limit <= 50:
+        raise ToolInputError("limit must be an integer from 1 to 50")
+    from review import queries as review_queries
+
+    # The person's order: importance x trust uncertainty x recency over the whole queue (snoozed items hidden).
+    order = [r.pk for r in review_queries.queue_plan(user).rows[:limit]]
+    by_pk = Fact.objects.owned_by(user).in_bulk(order)
+    rows = [by_pk[pk] for pk in order if pk in by_pk]
+    return {
+        "items": [
+            {"id": str(f.public_id), "content": f.content, "source": f.source_label, "importance": f.importance,
+             "status": f.status}
+            for f in rows
+        ]
+    }  # fmt: skip
+
+
+def _lessons(user, a: dict) -> dict:
+    from chats import queries as chat_queries
+
+    limit = a.get("limit", 10)
+    if not isinstance(limit, int) or not 1 <= limit <= 50:
+        raise ToolInputError("limit must be an integer from 1 to 50")
+    rows = chat_queries.lessons(user, query=a.get("query") or "", limit=limit)
+    return {"items": [chat_queries.lesson_out(x) for x in rows]}
+
+
+def events_provider():
+    """Extension point: ``screen.queries.events_timeline(owner, day)`` once screen offers it (else None)."""
+    try:
+        from screen.queries import events_timeline
+    except ImportError:
+        return None
+    return events_timeline
+
+
+def _events_timeline(user, a: dict) -> dict:
+    fn = events_provider()
+    if fn is None:
+        raise ToolInputError("screen events are not available on this server")
+    limit = a.get("limit", 100)
+    if not isinstance(limit, int) or not 1 <= limit <= 500:
+        raise ToolInputError("limit must be an integer from 1 to 500")
+    return fn(user, _day(a.get("date")), event_type=a.get("event_type") or "", limit=limit)
+
+
+TOOL_BODIES = {
+    "recall": _recall,
+    "search_memory": _search,
+    "remember": _remember,
+    "transcript_day": _transcript_day,
+    "transcript_search": _transcript_search,
+    "review_queue": _review_queue,
+    "lessons": _lessons,
+    "events_timeline": _events_timeline,
+}
+
+
 def call_tool(user, name: str, arguments: dict, *, client_label: str = "agent") -> dict:
-    """Run one tool for ``user``; returns structured content. Raises ToolInputError/DomainError on bad input."""
-    if name == "recall":
-        budget = arguments.get("budget_tokens")
-        if budget is not None and (not isinstance(budget, int) or not 100 <= budget <= 4000):
-            raise ToolInputError("budget_tokens must be an integer from 100 to 4000")
-        scope = arguments.get("scope") or None
-        if scope not in (None, "auto", *SCOPES):
-            raise ToolInputError(f"scope must be one of: auto, {', '.join(SCOPES)}")
-        result = recall_services.recall_context(
-            owner=user, query=_text(arguments.get("query"), "query"), budget_tokens=budget, scope=scope
-        )
-        return result.as_dict()
-    if name == "search_memory":
-        scope = arguments.get("scope") or "all"
-        if scope not in SCOPES:
-            raise ToolInputError(f"scope must be one of: {', '.join(SCOPES)}")
-        limit = arguments.get("limit", 10)
-        if not isinstance(limit, int) or not 1 <= limit <= 50:
-            raise ToolInputError("limit must be an integer from 1 to 50")
-        items = search_memory(user, scope, _text(arguments.get("query"), "query"), limit)
-        return {"items": [i.as_dict() for i in items]}
-    if name == "remember":
-        content = _text(arguments.get("content"), "content", 500)
-        quote = arguments.get("quote") or content
-        importance = arguments.get("importance", "normal")
-        if importance not in ("low", "normal", "high"):
-            raise ToolInputError("importance must be low, normal or high")
-        evidence = ledger_services.EvidenceIn(
-            source_type="chat",
-            source_ref={"client": client_label},
-            quote=_text(quote, "quote", 2000),
-            extractor_id="mcp",
-            extractor_version="1",
-            capture_confidence=0.9,
-            source_label=f"agent:{client_label}",
-        )
-        result = ledger_services.propose_fact(
-            owner=user,
-            content=content,
-            evidence=[evidence],
-            importance=importance,
-            veracity=0.5,
-            capture_confidence=0.9,
-            status="pending_review",
-            reason="proposed-by-agent",
-            source_label=f"agent:{client_label}",
-            tags=["agent"],
-            author="extractor",
-            author_label=f"mcp:{client_label}",
-            on_duplicate="corroborate",
-        )
-        return {
-            "outcome": result.outcome,
-            "id": str(result.fact.public_id) if result.fact else None,
-            "status": result.fact.status if result.fact else None,
-        }
-    raise ToolInputError(f"Unknown tool: {name}")
+    """Run one tool for ``user`` (sync). Raises ToolInputError/DomainError on bad input."""
+    body = TOOL_BODIES.get(name)
+    if body is None:
+        raise ToolInputError(f"Unknown tool: {name}")
+    token = current_client.set(client_label)
+    try:
+        return body(user, arguments)
+    finally:
+        current_client.reset(token)
 
 
-def _error(msg_id, code: int, message: str) -> dict:
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+async def _run(name: str, arguments: dict) -> dict:
+    owner = current_owner.get(None)
+    if owner is None:
+        raise ToolInputError("not authenticated")
+    client = current_client.get()
+    args = {k: v for k, v in arguments.items() if v is not None}
+    try:
+        return await sync_to_async(call_tool, thread_sensitive=True)(owner, name, args, client_label=client)
+    except DomainError as exc:
+        raise ValueError(exc.message) from exc  # the SDK turns it into an isError result with this text
 
 
-def handle_message(user, message, *, client_label: str = "agent") -> dict | None:
-    """Answer one JSON-RPC message; None for notifications (no id)."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or "method" not in message:
-        return _error(message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request")
-    msg_id, method, params = message.get("id"), message["method"], message.get("params") or {}
-    if msg_id is None:
-        return None  # notifications (initialized, cancelled) need no answer
-    if method == "initialize":
-        asked = params.get("protocolVersion")
-        return {
-            "jsonrpc": "2.0",
-            "id": msg_id,
-            "result": {
-                "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "almanac", "version": "0.1.0"},
-                "instructions": "Call recall before answering questions about the user's life, people and plans.",
-            },
-        }
-    if method == "ping":
-        return {"jsonrpc": "2.0", "id": msg_id, "result": {}}
-    if method == "tools/list":
-        return {"jsonrpc": "2.0", "id": msg_id, "result": {"tools": TOOLS}}
-    if method == "tools/call":
-        name, arguments = params.get("name"), params.get("arguments") or {}
-        if not isinstance(arguments, dict):
-            return _error(msg_id, -32602, "arguments must be an object")
-        try:
-            data = call_tool(user, name, arguments, client_label=client_label)
-        except DomainError as exc:
-            content = [{"type": "text", "text": exc.message}]
-            return {"jsonrpc": "2.0", "id": msg_id, "result": {"content": content, "isError": True}}
-        except Exception:
-            logger.exception("MCP tool %s failed", name)
-            content = [{"type": "text", "text": "Internal error"}]
-            return {"jsonrpc": "2.0", "id": msg_id, "result": {"content": content, "isError": True}}
-        text = data.get("block") if name == "recall" else json.dumps(data, default=str)
-        return {
-            "jsonrpc": "2.0",
-            "id": msg_id,
-            "result": {"content": [{"type": "text", "text": text or ""}], "structuredContent": data, "isError": False},
-        }
-    return _error(msg_id, -32601, f"Method not found: {method}")
+# --- The SDK server ---------------------------------------------------------------------------------------
+server = MCPServer(
+    name="almanac",
+    version="0.2.0",
+    instructions="Call recall before answering questions about the user's life, people, plans or past work; "
+    "call lessons before repeating a task you were corrected on; remember proposes, the user decides.",
+)
+Scope = Annotated[str, Field(description="auto, " + ", ".join(SCOPES))]
+
+
+@server.tool(description="Context to read before answering the user: a small, policy-checked block of what "
+             "Almanac knows that bears on the question (or nothing when nothing does).")  # fmt: skip
+async def recall(
+    query: Annotated[str, Field(description="the user's question or topic")],
+    budget_tokens: Annotated[int, Field(ge=100, le=4000)] = 800,
+    scope: Scope = "auto",
+) -> dict[str, Any]:
+    return await _run("recall", {"query": query, "budget_tokens": budget_tokens, "scope": scope})
+
+
+@server.tool(name="search_memory", description="Search memories and transcripts by meaning and words.")
+async def search_memory_tool(
+    query: str, scope: Scope = "all", limit: Annotated[int, Field(ge=1, le=50)] = 10
+) -> dict[str, Any]:
+    return await _run("search_memory", {"query": query, "scope": scope, "limit": limit})
+
+
+@server.tool(description="Propose a memory about the user learned in conversation. It is screened and waits in "
+             "the user's review queue; claims the user rejected before are refused.")  # fmt: skip
+async def remember(
+    content: Annotated[str, Field(description="one plain statement, e.g. 'Dana prefers window seats'")],
+    quote: Annotated[str, Field(description="what the user said, verbatim")] = "",
+    importance: Annotated[str, Field(pattern="^(low|normal|high)$")] = "normal",
+    about: Annotated[str, Field(description="'user' or the name of the person it is about")] = "user",
+) -> dict[str, Any]:
+    return await _run("remember", {"content": content, "quote": quote, "importance": importance, "about": about})
+
+
+@server.tool(description="Everything recorded on one day: wearable transcripts and agent/chat sessions.")
+async def transcript_day(
+    date: Annotated[str, Field(description="YYYY-MM-DD, the user's local date")],
+    source: Annotated[str | None, Field(description="limit to one wearable source kind")] = None,
+) -> dict[str, Any]:
+    return await _run("transcript_day", {"date": date, "source": source})
+
+
+@server.tool(description="Find the exact words: full-text search over transcripts and chat turns.")
+async def transcript_search(query: str, limit: Annotated[int, Field(ge=1, le=100)] = 20) -> dict[str, Any]:
+    return await _run("transcript_search", {"query": query, "limit": limit})
+
+
+@server.tool(description="Memories waiting for the user's review (newest first).")
+async def review_queue(limit: Annotated[int, Field(ge=1, le=50)] = 10) -> dict[str, Any]:
+    return await _run("review_queue", {"limit": limit})
+
+
+@server.tool(description="Lessons learned from the user's corrections and recurring errors, strongest first; "
+             "pass a query to get the ones that bear on a task.")  # fmt: skip
+async def lessons(query: str = "", limit: Annotated[int, Field(ge=1, le=50)] = 10) -> dict[str, Any]:
+    return await _run("lessons", {"query": query, "limit": limit})
+
+
+if events_provider() is not None:  # the screen app offers screen.queries.events_timeline
+
+    @server.tool(description="Screen activity on one day: events (apps, documents, outcomes) with local times, "
+                 "evidence excerpts and the day's rollup.")  # fmt: skip
+    async def events_timeline(
+        date: Annotated[str, Field(description="YYYY-MM-DD, the user's local date")],
+        event_type: str = "",
+        limit: Annotated[int, Field(ge=1, le=500)] = 100,
+    ) -> dict[str, Any]:
+        return await _run("events_timeline", {"date": date, "event_type": event_type, "limit": limit})
+
+
+def tool_names() -> list[str]:
+    return [t.name for t in server._tool_manager.list_tools()]

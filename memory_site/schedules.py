@@ -16,5 +16,11 @@ SCHEDULES: list[dict] = [
     # recall: daily consolidation (decay, merge, promote, evict, retention, task-log purge); lazy (re-)embedding
     # of new rows and of everything after the embedding space changed.
     {"name": "recall-consolidate", "func": "ledger.recall.tasks.consolidate_all", "schedule_type": "DAILY"},
+    # screen: pull ScreenPipe since each enabled source's cursor, propose/revise events, then curate them.
+    {"name": "screen-collect", "func": "screen.tasks.collect_all", "schedule_type": "MINUTES", "minutes": 10},
     {"name": "recall-reembed", "func": "ledger.recall.tasks.reembed_all", "schedule_type": "MINUTES", "minutes": 10},
+    # chats: distil sessions whose idle/retry time has come (also after a restart, or once a model appears);
+    # nightly sleep over lessons (decay, merge, consolidate, predictions) and the morning report.
+    {"name": "chats-drain-due", "func": "chats.tasks.drain_due", "schedule_type": "MINUTES", "minutes": 1},
+    {"name": "chats-sleep", "func": "chats.tasks.sleep_all", "schedule_type": "DAILY"},
 ]

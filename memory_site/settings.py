@@ -60,17 +60,23 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_htmx",
     "django_q",
+    "axes",
+    "accounts",
     "memory_site",
     "ledger",
     "ledger.recall",
+    "distill",
     "wearables",
     "screen",
+    "chats",
     "review",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memory_site.middleware.RequestLimitsMiddleware",  # NUL bytes, sizes: 400/413/414/422 before any view
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -78,6 +84,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "memory_site.urls"
@@ -105,6 +112,10 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses logins while an (username, IP) pair is locked out
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -122,6 +133,49 @@ STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is
 # `make up` needs no collectstatic step and no separate web server.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- Security: request limits, login throttling, sessions, tokens, CSP ------------------------------------
+# Bodies above this many bytes answer 413 (multipart uploads have their own, larger limit).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("ALMANAC_MAX_BODY_BYTES", default=4 * 1024 * 1024)
+ALMANAC_MAX_UPLOAD_BYTES = env.int("ALMANAC_MAX_UPLOAD_BYTES", default=64 * 1024 * 1024)
+ALMANAC_MAX_FIELD_CHARS = env.int("ALMANAC_MAX_FIELD_CHARS", default=200_000)  # one string field; longer = 422
+ALMANAC_MAX_QUERY_CHARS = env.int("ALMANAC_MAX_QUERY_CHARS", default=8192)  # whole query string; longer = 414
+# django-axes: this many failed logins for one username from one address lock that pair out for a while.
+AXES_FAILURE_LIMIT = env.int("ALMANAC_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("ALMANAC_LOGIN_COOLOFF_MINUTES", default=15.0) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+# Behind a reverse proxy that sets X-Forwarded-For / X-Forwarded-Proto (see README "Serving").
+ALMANAC_BEHIND_PROXY = env.bool("ALMANAC_BEHIND_PROXY", default=False)
+if ALMANAC_BEHIND_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
+SESSION_COOKIE_AGE = int(env.float("ALMANAC_SESSION_DAYS", default=14.0) * 86400)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("ALMANAC_SECURE_COOKIES", default=False)  # true behind https
+SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "Lax"
+# API tokens unused for this many days stop working (0 = never); a hard age limit is optional.
+ALMANAC_TOKEN_IDLE_DAYS = env.int("ALMANAC_TOKEN_IDLE_DAYS", default=90)
+ALMANAC_TOKEN_MAX_AGE_DAYS = env.int("ALMANAC_TOKEN_MAX_AGE_DAYS", default=0)
+# No inline script anywhere: htmx is configured through its meta tag, page scripts are static files.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/v1/docs"],  # ninja's Swagger page is the one page with inline script
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],  # style="" attributes in templates; no script can run
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 # --- Background work: django-q2 on the same PostgreSQL (Redis optional) -------------------------------
 ALMANAC_REDIS_URL = env.str("ALMANAC_REDIS_URL", default="")
@@ -148,6 +202,20 @@ ALMANAC_LLM_BASE_URL = env.str("ALMANAC_LLM_BASE_URL", default="")
 ALMANAC_LLM_MODEL = env.str("ALMANAC_LLM_MODEL", default="")
 ALMANAC_LLM_API_KEY = env.str("ALMANAC_LLM_API_KEY", default="")
 ALMANAC_LLM_TIMEOUT = env.float("ALMANAC_LLM_TIMEOUT", default=30.0)
+ALMANAC_LLM_DAILY_CALLS = env.int("ALMANAC_LLM_DAILY_CALLS", default=200)  # memory extraction calls per owner per day
+
+# --- Chats: ingest debounce, novelty gate, retries, lessons, memory proxy ------------------------------
+ALMANAC_CHATS_IDLE_SECONDS = env.float("ALMANAC_CHATS_IDLE_SECONDS", default=60.0)  # distil after this idle time
+ALMANAC_CHATS_MIN_NOVEL_CHARS = env.int("ALMANAC_CHATS_MIN_NOVEL_CHARS", default=80)  # novelty gate
+ALMANAC_CHATS_MAX_ATTEMPTS = env.int("ALMANAC_CHATS_MAX_ATTEMPTS", default=3)  # then dead-letter
+ALMANAC_CHATS_RETRY_SECONDS = env.float("ALMANAC_CHATS_RETRY_SECONDS", default=30.0)  # × attempt number
+ALMANAC_CHATS_DISTILLER = env.str("ALMANAC_CHATS_DISTILLER", default="deterministic")  # or "llm"
+ALMANAC_CHATS_LESSON_HALF_LIFE_DAYS = env.float("ALMANAC_CHATS_LESSON_HALF_LIFE_DAYS", default=45.0)
+ALMANAC_CHATS_LESSON_ARCHIVE_BELOW = env.float("ALMANAC_CHATS_LESSON_ARCHIVE_BELOW", default=0.15)
+ALMANAC_CHATS_PREDICTION_DAYS = env.float("ALMANAC_CHATS_PREDICTION_DAYS", default=14.0)
+ALMANAC_PROXY_UPSTREAM_URL = env.str("ALMANAC_PROXY_UPSTREAM_URL", default="")  # memory proxy off when empty
+ALMANAC_PROXY_UPSTREAM_KEY = env.str("ALMANAC_PROXY_UPSTREAM_KEY", default="")
+ALMANAC_MCP_ALLOWED_ORIGINS = env.list("ALMANAC_MCP_ALLOWED_ORIGINS", default=[])  # besides same host/loopback
 
 # --- Ledger ------------------------------------------------------------------------------------------
 # Pending memories nobody reviewed within this many days get a timeout decision (accept or drop).
@@ -161,6 +229,9 @@ ALMANAC_EMBEDDINGS_API_KEY = env.str("ALMANAC_EMBEDDINGS_API_KEY", default="")  
 ALMANAC_EPISODE_RETENTION_DAYS = env.int("ALMANAC_EPISODE_RETENTION_DAYS", default=0)
 ALMANAC_TRANSCRIPT_RETENTION_DAYS = env.int("ALMANAC_TRANSCRIPT_RETENTION_DAYS", default=0)
 ALMANAC_RECALL_LLM_GATE = env.bool("ALMANAC_RECALL_LLM_GATE", default=False)
+
+# --- Screen (ScreenPipe) -----------------------------------------------------------------------------
+ALMANAC_SCREENPIPE_URL = env.str("ALMANAC_SCREENPIPE_URL", default="http://127.0.0.1:3030")  # a source's URL wins
 
 # --- Demo --------------------------------------------------------------------------------------------
 ALMANAC_DEMO = env.bool("ALMANAC_DEMO", default=True)

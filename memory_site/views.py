@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import zoneinfo
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ledger.exceptions import DomainError
-from ledger.owned import get_owned_or_404
+from accounts import services
+from accounts.exceptions import DomainError
+from accounts.models import ApiToken
+from accounts.owned import get_owned_or_404
 from memory_site import health as health_checks
-from memory_site import mcp, services
+from memory_site import portability
 from memory_site.dashboard import summary as dashboard_summary
-from memory_site.models import ApiToken
 
 
 @require_GET
@@ -70,20 +71,26 @@ def token_revoke(request, public_id):
 
 
 @csrf_exempt
-@require_POST
+@require_http_methods(["GET", "POST", "DELETE"])
 def mcp_http(request):
-    """MCP over HTTP: one JSON-RPC message per POST, bearer token required (agents are not browsers)."""
+    """MCP Streamable HTTP (official SDK): bearer token required, cross-site Origins refused."""
+    from memory_site import mcp_http as transport
+
+    if not transport.origin_allowed(request):
+        return JsonResponse({"detail": "Origin not allowed"}, status=403)
     header = request.headers.get("Authorization", "")
     owner = services.authenticate_token(header[7:].strip()) if header.lower().startswith("bearer ") else None
     if owner is None:
         return JsonResponse({"detail": "Authentication required: send 'Authorization: Bearer <token>'"}, status=401)
-    try:
-        message = json.loads(request.body or b"")
-    except ValueError:
-        return JsonResponse(
-            {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}, status=400
-        )
-    reply = mcp.handle_message(owner, message, client_label="http")
-    if reply is None:
-        return HttpResponse(status=202)
-    return JsonResponse(reply)
+    return transport.handle(request, owner)
+
+
+@require_GET
+@login_required
+def export_download(request):
+    """The signed-in user's whole memory as a zip download (what `manage.py export` writes)."""
+    data = portability.export_user(request.user)
+    stamp = timezone.localdate().isoformat()
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="almanac-{request.user.get_username()}-{stamp}.zip"'
+    return response

@@ -19,7 +19,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 @pytest.fixture
 def user(db):
     """A user with display name and timezone settings (UTC)."""
-    from memory_site import services
+    from accounts import services
 
     u = UserFactory(username="alice")
     services.update_settings(user=u, display_name="Alice Example", timezone_name="UTC")
@@ -72,7 +72,7 @@ class ApiClient:
 
 
 def _api_for(client, owner) -> ApiClient:
-    from memory_site import services
+    from accounts import services
 
     _, plain = services.create_token(owner=owner, name="test")
     return ApiClient(client, plain)

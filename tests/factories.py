@@ -6,8 +6,8 @@ import factory
 from django.contrib.auth import get_user_model
 from factory.django import DjangoModelFactory
 
-from memory_site import services as site_services
-from memory_site.models import ApiToken, UserSettings
+from accounts import services as site_services
+from accounts.models import ApiToken, UserSettings
 
 PASSWORD = "correct-horse-battery"
 

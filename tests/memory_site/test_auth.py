@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from memory_site import services
-from memory_site.models import ApiToken
+from accounts import services
+from accounts.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory_site import services
-from memory_site.models import ApiToken
+from accounts import services
+from accounts.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 

@@ -35,6 +35,7 @@ def _health(port: int) -> dict | None:
 
 def test_up_serves_health_with_a_live_worker_and_stops_on_ctrl_c():
     port = _free_port()
+    _served_by_gunicorn = False
     env = {**os.environ, "DATABASE_URL": _test_database_url()}
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "up", "--no-demo", "--addr", f"127.0.0.1:{port}"],
@@ -52,6 +53,8 @@ def test_up_serves_health_with_a_live_worker_and_stops_on_ctrl_c():
         for path, kind in [("/static/css/almanac.css", "text/css"), ("/static/vendor/htmx.min.js", "javascript")]:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
                 assert r.status == 200 and kind in r.headers["Content-Type"], path
+        found = subprocess.run(["pgrep", "-f", f"gunicorn.*127.0.0.1:{port}"], capture_output=True, text=True)
+        _served_by_gunicorn = bool(found.stdout.strip())
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         proc.wait(timeout=40)
         assert _health(port) is None
@@ -59,5 +62,7 @@ def test_up_serves_health_with_a_live_worker_and_stops_on_ctrl_c():
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     time.sleep(0.5)
-    leftovers = subprocess.run(["pgrep", "-f", f"runserver 127.0.0.1:{port}"], capture_output=True, text=True)
+    # The web server is gunicorn (not Django's development server), and no process of it outlives `up`.
+    assert _served_by_gunicorn, "make up must serve through gunicorn"
+    leftovers = subprocess.run(["pgrep", "-f", f"gunicorn.*127.0.0.1:{port}"], capture_output=True, text=True)
     assert leftovers.stdout.strip() == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import subprocess
 import sys
@@ -12,30 +13,38 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from memory_site import services
+from accounts import services
 from memory_site.scheduling import sync_schedules
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "almanac-demo"
-DEMO_APPS = ["wearables", "screen", "ledger"]
+DEMO_APPS = ["wearables", "screen", "ledger", "chats"]
 
 
 class Command(BaseCommand):
-    help = "Run Almanac: web server on 127.0.0.1:8000 and the background worker, with demo data on first run."
+    help = (
+        "Run Almanac: gunicorn on ALMANAC_BIND (default 127.0.0.1:8000) and the background worker, with demo "
+        "data on first run. --dev serves with Django's development server instead."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--addr", default="127.0.0.1:8000")
+        parser.add_argument("--addr", default=os.environ.get("ALMANAC_BIND", "127.0.0.1:8000"))
         parser.add_argument("--no-demo", action="store_true", help="skip the demo user and demo data")
+        parser.add_argument("--dev", action="store_true", help="Django's runserver (development only)")
 
-    def handle(self, *args, addr: str, no_demo: bool, **options):
+    def handle(self, *args, addr: str, no_demo: bool, dev: bool, **options):
         call_command("migrate", interactive=False, verbosity=0)
         sync_schedules()
         demo_handles = [] if no_demo or not settings.ALMANAC_DEMO else self._prepare_demo()
 
         python = sys.executable
+        manage = str(settings.BASE_DIR / "manage.py")
+        web = [python, manage, "runserver", addr, "--noreload"] if dev else web_server_command(addr)
+        # Own sessions: Ctrl-C reaches only this process, which then asks each child for a graceful stop
+        # (gunicorn treats SIGINT as "quit now" but SIGTERM as "finish in-flight requests first").
         children = [
-            subprocess.Popen([python, str(settings.BASE_DIR / "manage.py"), "runserver", addr, "--noreload"]),
-            subprocess.Popen([python, str(settings.BASE_DIR / "manage.py"), "qcluster"]),
+            subprocess.Popen(web, cwd=settings.BASE_DIR, start_new_session=True),
+            subprocess.Popen([python, manage, "qcluster"], cwd=settings.BASE_DIR, start_new_session=True),
         ]
         self.stdout.write(self.style.SUCCESS(f"Almanac is running on http://{addr}/  (Ctrl-C stops it)"))
         stop_signal = None
@@ -50,14 +59,11 @@ class Command(BaseCommand):
             while stop_signal is None and all(child.poll() is None for child in children):
                 time.sleep(0.5)
         finally:
-            # Ctrl-C already reached every process in the terminal's group; signalling again would interrupt
-            # their clean shutdown. Otherwise ask them: runserver stops cleanly on SIGINT, qcluster on SIGTERM.
-            if stop_signal != signal.SIGINT:
-                for child, sig in zip(children, (signal.SIGINT, signal.SIGTERM), strict=True):
-                    if child.poll() is None:
-                        child.send_signal(sig)
-            # The worker may be finishing a task; the web server has nothing worth waiting long for.
-            for child, grace in zip(children, (5, 30), strict=True):
+            # Graceful stops: gunicorn and qcluster finish in-flight work on SIGTERM (runserver stops on it too).
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            for child, grace in zip(children, (35, 60), strict=True):
                 try:
                     child.wait(timeout=grace)
                 except subprocess.TimeoutExpired:
@@ -91,3 +97,9 @@ class Command(BaseCommand):
                 continue
             handles.extend(module.start(user=user, first_run=created, stdout=self.stdout) or [])
         return handles
+
+
+def web_server_command(addr: str) -> list[str]:
+    """The production web server: gunicorn with memory_site/gunicorn_conf.py, bound to ``addr``."""
+    conf = str(settings.BASE_DIR / "memory_site" / "gunicorn_conf.py")
+    return [sys.executable, "-m", "gunicorn", "-c", conf, "--bind", addr]
