@@ -58,3 +58,20 @@ def test_accounts_imports_no_other_app():
     pattern = re.compile(rf"^\s*(?:from|import)\s+({'|'.join(apps)})\b", re.M)
     offenders = [str(p) for p in root.rglob("*.py") if "migrations" not in p.parts and pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_commands_resolve_the_named_user_or_the_only_one(db):
+    from django.core.management.base import CommandError
+
+    from accounts.commands import resolve_user
+    from tests.factories import UserFactory
+
+    with pytest.raises(CommandError, match="pass --user"):
+        resolve_user(None)
+    only = UserFactory(username="solo")
+    assert resolve_user(None) == only and resolve_user("solo") == only
+    with pytest.raises(CommandError, match="No user 'ghost'"):
+        resolve_user("ghost")
+    UserFactory(username="second")
+    with pytest.raises(CommandError, match="pass --user"):
+        resolve_user(None)

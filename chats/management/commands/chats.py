@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import sys
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.commands import resolve_user
 from accounts.exceptions import DomainError
 from chats.importers import FORMATS
 
@@ -40,17 +40,6 @@ class Command(BaseCommand):
         sleep = sub.add_parser("sleep", help="run the nightly lesson pass now")
         sleep.add_argument("--user")
 
-    def _owner(self, username: str | None):
-        users = get_user_model().objects
-        if username:
-            try:
-                return users.get(username=username)
-            except users.model.DoesNotExist as exc:
-                raise CommandError(f"No such user: {username}") from exc
-        if users.count() != 1:
-            raise CommandError("Several users exist: pass --user NAME")
-        return users.get()
-
     def handle(self, *args, action: str, **opts):
         try:
             getattr(self, f"do_{action}")(**opts)
@@ -60,7 +49,7 @@ class Command(BaseCommand):
     def do_import(self, *, path, format, user=None, no_distill=False, **_):
         from chats.services.imports import import_path
 
-        report = import_path(owner=self._owner(user), path=path, fmt=format, distill_now=not no_distill)
+        report = import_path(owner=resolve_user(user), path=path, fmt=format, distill_now=not no_distill)
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items())) or "none"
         self.stdout.write(
             f"{report.files_seen} file(s), {report.files_skipped} unchanged, {report.sessions} session(s), "
@@ -76,7 +65,7 @@ class Command(BaseCommand):
             payload = json.loads(sys.stdin.read() or "{}")
         except ValueError:
             payload = {}  # a hook must never break the agent: bad input prints nothing
-        text = agent_hooks.run_hook(owner=self._owner(user), event=event, payload=payload, memory_dir=memory_dir)
+        text = agent_hooks.run_hook(owner=resolve_user(user), event=event, payload=payload, memory_dir=memory_dir)
         if text:
             self.stdout.write(text)
 
@@ -88,4 +77,4 @@ class Command(BaseCommand):
     def do_sleep(self, *, user=None, **_):
         from chats.services.sleep import report_markdown, sleep
 
-        self.stdout.write(report_markdown(sleep(owner=self._owner(user))))
+        self.stdout.write(report_markdown(sleep(owner=resolve_user(user))))

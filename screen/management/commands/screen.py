@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.commands import resolve_user
 from accounts.exceptions import DomainError
 from screen import curation, queries, services
 
@@ -34,23 +34,11 @@ class Command(BaseCommand):
         src.add_argument("--frame-budget", type=int)
 
     def handle(self, *args, **opts):
-        owner = self._user(opts.get("user"))
+        owner = resolve_user(opts.get("user"))
         try:
             getattr(self, f"do_{opts['action']}")(owner, opts)
         except DomainError as exc:
             raise CommandError(exc.message) from exc
-
-    def _user(self, username: str | None):
-        User = get_user_model()
-        if username:
-            user = User.objects.filter(username=username).first()
-            if user is None:
-                raise CommandError(f"No user {username!r}")
-            return user
-        users = list(User.objects.order_by("pk")[:2])
-        if len(users) != 1:
-            raise CommandError("Several users (or none): pass --user")
-        return users[0]
 
     def do_collect(self, owner, opts):
         run = services.run_collect(owner=owner, trigger="command")

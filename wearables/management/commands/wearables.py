@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 
+from accounts.commands import resolve_user
 from accounts.exceptions import DomainError
 from accounts.services import user_timezone
 from wearables import queries, services
@@ -73,24 +73,12 @@ class Command(BaseCommand):
         rm.add_argument("id", type=int)
 
     def handle(self, *args, **opts):
-        owner = self._user(opts.get("user"))
+        owner = resolve_user(opts.get("user"))
         action = opts["action"]
         try:
             getattr(self, f"do_{action}")(owner, opts)
         except DomainError as exc:
             raise CommandError(exc.message) from exc
-
-    def _user(self, username: str | None):
-        User = get_user_model()
-        if username:
-            user = User.objects.filter(username=username).first()
-            if user is None:
-                raise CommandError(f"No user {username!r}")
-            return user
-        users = list(User.objects.order_by("pk")[:2])
-        if len(users) != 1:
-            raise CommandError("Several users exist (or none): pass --user USERNAME")
-        return users[0]
 
     # --- actions -------------------------------------------------------------------------------------
     def do_status(self, owner, opts):
