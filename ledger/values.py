@@ -178,7 +178,7 @@ _CHANGE = re.compile(
     r"\b(?:now|nowadays|these days|any ?more|no longer|not any longer|instead|from now on|used to|"
     r"start(?:ed|ing|s)?|began|begun|begin(?:ning|s)?|switch(?:ed|ing)?|chang(?:ed|ing)|"
     r"moved (?:to|into|in|out|back)|quit|stopped|gave up|took up|taken up|recently|lately|"
-    r"as of|since (?:then|last|early|late|\d|[A-Z][a-z]+)|(?:starting|from) (?:next|this|on|in|\d|[A-Z][a-z]+)|"
+    r"as of|since (?:then|last|early|late|\d+|(?-i:[A-Z][a-z]+))|(?:starting|from) (?:next|this|on|in|\d+|(?-i:[A-Z][a-z]+))|"
     r"became|become|turned into|got (?:a new|married|divorced|engaged)|changed (?:my|her|his|their) mind)\b",
     re.IGNORECASE,
 )

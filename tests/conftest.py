@@ -13,6 +13,14 @@ from tests.factories import PASSWORD, UserFactory
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(autouse=True)
+def _same_fake_data_every_run(request):
+    """Faker values depend on the test, not on which tests ran before it: a failure reproduces alone."""
+    import factory.random
+
+    factory.random.reseed_random(request.node.nodeid)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 

@@ -117,7 +117,8 @@ class EvidenceInFactory(factory.Factory):
 
     source_type = "transcript"
     source_ref = factory.Sequence(lambda n: {"transcript_id": n, "utterances": [0, 2], "url": f"/transcripts/?t={n}"})
-    quote = factory.Faker("sentence")
+    # A neutral quote: a random sentence could hold a change cue ("now", "started") and flip a refusal check.
+    quote = factory.Sequence(lambda n: f"Quoted line {n} of the source.")
     extractor_id = "test-extractor"
     extractor_version = "1"
     capture_confidence = 0.8

@@ -132,6 +132,38 @@ def test_repeating_a_change_the_rejected_claim_already_made_is_not_news(user, ap
     assert remember(user, "Alice started learning the cello")["outcome"] == "refused"
 
 
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "I picked it up from the choir director after rehearsal.",
+        "Since they opened the new kiln the studio is busy.",
+        "Heard it from the neighbours, twice.",
+    ],
+)
+def test_a_quote_with_from_the_or_since_they_is_not_a_change_statement(user, api, quote):
+    # "from"/"since" count only before a date, a number or a capitalised month/day name: "from the" is not one.
+    reject(api, device_claim(user, "Alice sings bass in the Tromsø choir").fact)
+    again = services.propose_fact(
+        owner=user,
+        content="Alice sings bass in the Tromsø choir",
+        source_label="chat",
+        evidence=EvidenceInFactory(source_label="chat", quote=quote),
+    )
+    assert again.outcome == "refused"
+
+
+@pytest.mark.parametrize("quote", ["Since March I sing tenor instead.", "From 2025 on I sing tenor.", "Since 2024."])
+def test_a_dated_since_or_from_is_still_a_change_statement(user, api, quote):
+    reject(api, device_claim(user, "Alice sings bass in the Tromsø choir").fact)
+    again = services.propose_fact(
+        owner=user,
+        content="Alice sings bass in the Tromsø choir",
+        source_label="chat",
+        evidence=EvidenceInFactory(source_label="chat", quote=quote),
+    )
+    assert again.outcome != "refused" and again.fact.status == "pending_review"
+
+
 # --- lifting ----------------------------------------------------------------------------------------------------
 def test_a_person_can_lift_a_refusal_through_the_api_and_it_is_a_commit(user, api):
     reject(api, device_claim(user, "Alice is allergic to kiwis").fact)
