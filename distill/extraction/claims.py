@@ -95,8 +95,10 @@ _MEDIA = re.compile(
     r"commercial|ad|meme|tv|cartoon|anime|play|musical|documentary|video)\b",
     re.IGNORECASE,
 )
+# "goes"/"went" quote only before the words ("and he goes, …"), never as motion ("I went to a fair").
 _QUOTATIVE = re.compile(
-    r"\b(?:goes|went|was like|is like|'s like|were like|are like|says|said|yells|yelled|quote|like in)\b",
+    r"\b(?:(?:goes|went)(?=\s*[,:\"“])|was like|is like|'s like|were like|are like|says|said|yells|yelled|quote|"
+    r"like in)\b",
     re.IGNORECASE,
 )
 _QUOTE_MARK = re.compile(r"[\"“”]")
@@ -162,6 +164,10 @@ _AUXILIARY = set(
     definitely probably totally actually finally kinda sorta""".split()
 )
 _PRONOUN_OBJECTS = {"it", "them", "that", "this", "those", "these", "one", "ones", "him", "her", "some", "stuff"}
+_PRONOUN_OBJECTS |= {"mine", "yours", "his", "hers", "ours", "theirs"}  # "I sprained mine twice"
+# Verbs of feeling take an anticipatory "it" before a clause ("I love it when…"); other verbs' "it" is an object
+# ("I sold it when I moved").
+_EMOTIVE = re.compile(r"^(?:lov|lik|hat|enjoy|prefer|mind|appreciat|adore|dislik|can't stand)", re.IGNORECASE)
 _PARTICLES = set("back up out off down in on over away around through along together again there here".split())
 _COMPLEMENT_AFTER = set(
     """when that if how because to why where whether who what i you he she we they the a an my your his our their
@@ -252,6 +258,10 @@ def _media_quote(text: str, sentence: str, utterance: str) -> str:
 
 
 def _fragment(text: str, sentence: str, utterance: str) -> str:
+    if re.search(r"\bto\s*[.!]?$", text, re.IGNORECASE):
+        return "fragment with no claim"  # "Yeah, I'd love to": the verb phrase is left to the question before
+    if re.search(r"\s{2,}", text.strip()):
+        return "fragment with no claim"  # quoted words were cut out ("I loved   as a kid"): the rest is no sentence
     return "" if has_finite_verb(text) else "fragment with no claim"
 
 
@@ -350,7 +360,11 @@ def _pronoun_object(text: str, sentence: str, utterance: str) -> str:
         return "small offer or pleasantry"  # "I love you", "I'll miss you guys", "I owe you one"
     if obj not in _PRONOUN_OBJECTS:
         return ""
-    if after in _COMPLEMENT_AFTER and obj in ("it", "that", "this"):
+    if obj in ("mine", "yours", "hers", "ours", "theirs") or (
+        obj in ("it", "them") and after in _COMPLEMENT_AFTER and not _EMOTIVE.match(words[i - 1])
+    ):
+        return "object is a pronoun nobody resolved"  # "I sprained mine twice", "I sold it when I moved"
+    if after in _COMPLEMENT_AFTER and obj in ("it", "that", "this") and (obj != "it" or _EMOTIVE.match(words[i - 1])):
         return ""  # "I love it when…", "I hate that you…": the clause that follows is the object
     if obj in ("that", "this", "those", "these", "her", "some", "one") and after and _is_nominal(after):
         return ""  # a determiner: "that bakery", "her cooking", "one sister"

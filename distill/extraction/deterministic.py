@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from distill.extraction import claims
+from distill.extraction import claims, context
 from distill.extraction.base import (
     Candidate,
     ConversationIn,
@@ -26,7 +26,7 @@ from distill.extraction.base import (
 )
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
+from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _name_like, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
 from distill.extraction.text import _LEAD, _QUOTED, _SENTENCE, clauses_with_context, clean, is_time_fragment
 from distill.extraction.text import clauses as clauses  # re-exported
@@ -88,13 +88,13 @@ _KIND_RULES: list[tuple[str, re.Pattern, float, str]] = [
     (
         "work",
         re.compile(
-            r"\b(work(?:s|ed|ing)? (?:at|as|for|in|on|nights|days)|my job|(?:a|an|the|as)\s+(?:[\w-]+\s+){0,2}(?:designer|engineer|"
+            r"\b(work(?:s|ed|ing)? (?:at|as|for|in|nights|days)|my job|(?:a|an|the|as)\s+(?:[\w-]+\s+){0,2}(?:designer|engineer|"
             r"developer|nurse|teacher|doctor|dentist|lawyer|director|manager|lead|founder|contractor|consultant|"
             r"recruiter|agent|chef|musician|professor|student|intern|treasurer|secretary|president|chair|coordinator|"
             r"administrator|supervisor|owner|accountant|architect|electrician|plumber|mechanic|paramedic|attorney|analyst|"
             r"editor|writer|journalist|photographer|pilot|firefighter|officer|librarian|pastor|barista|bartender|"
             r"cashier|driver|carpenter|programmer|technician|surgeon|physician|midwife|principal|coach|tutor|trainer|"
-            r"instructor|veterinarian|pharmacist|therapist|\w+ologist|\w+ician)\b|hired|promot\w*|retir\w*|parental leave|"
+            r"instructor|veterinarian|pharmacist|therapist|\w+ologist|\w+ician)\b|hired|promot(?:ed|ion)|retir\w*|parental leave|"
             r"maternity leave|(?:my|her|his|paternity|medical) leave|night shifts?|nights|gig|mba|startup|acting lead|leading design|quit my job|new job)",
             re.IGNORECASE,
         ),
@@ -164,7 +164,8 @@ GENERAL_STATEMENT = 0.7
 # Conversation-management verbs: "I think…", "I mean…", "I told you…" are about the talk, not the person.
 _TALK_VERBS = re.compile(
     r"^(?:i|we|you)(?:'m|'ve|'ll|'d)?\s+(?:\w+\s+)?(?:think|thought|guess|mean|meant|know|knew|feel|felt|hope|"
-    r"remember|forgot|say|said|told|tell|see|saw|bet|agree|suppose|wonder|wondered|believe|understand|get|got|"
+    r"remember|forgot|say|said|told|tell|see|saw|bet|agree|suppose|wonder|wondered|believe|understand|get|"
+    r"got(?!\s+(?:a|an|my|our|the|into|another|new|lots|plenty|some|two|three|four|five|several|\w+ed)\b)|"
     r"heard|hear|sorry|glad|happy|excited|sure|good|fine|okay|ok|right|back|here|there|done|ready|kidding|joking)\b",
     re.IGNORECASE,
 )
@@ -175,7 +176,8 @@ def _plain_statement(clause: str) -> bool:
         return False
     if len(_content_tokens(clause)) < 3 or not claims.has_finite_verb(clause):
         return False
-    return claims.assess(clause) is None
+    shape = claims.assess(clause)
+    return shape is None or shape.verdict == claims.REVIEW  # capped at review either way
 
 
 # Caps on extraction confidence from the claim's shape (see claims.assess): with the default source trust 0.8
@@ -287,6 +289,7 @@ class DeterministicExtractor(Extractor):
         wearer_guess = utt.is_wearer and conv.wearer_confidence < WEARER_GUESS
         found = []
         sentences = _SENTENCE.split(text)
+        recent = context.recent_turns(conv, pos, wearer)
         for clause, question, conditional in clauses_with_context(text):
             sentence = next((s for s in sentences if clause[:24] in s), clause)
             cand = self._from_clause(
@@ -300,13 +303,16 @@ class DeterministicExtractor(Extractor):
                 wearer_guess=wearer_guess,
                 sentence=sentence,
                 addressee=_addressee_of(utt, conv, wearer, names),
+                recent=recent,
             )
             if cand is not None:
                 found.append((cand, conditional))
                 twin = _relation_twin(cand, wearer)
                 if twin is not None:
                     found.append((twin, conditional))
-        qa = self._from_answer(conv, pos, utt, wearer, names)
+        qa = self._from_answer(conv, pos, utt, wearer, names) or context.yes_no_candidate(
+            conv, pos, utt, wearer, names, _classify
+        )
         if qa is not None:
             found.append((qa, False))
         for intro in self._from_introduction(text, utt, wearer, names, wearer_guess=wearer_guess):
@@ -393,14 +399,14 @@ class DeterministicExtractor(Extractor):
         question = clean(asked.text)
         if not question.rstrip().endswith("?"):
             return None
-        rule = next((r for r in _QUESTIONS if r[0].search(question)), None)
+        rule = next((r for r in context.QUESTIONS if r[0].search(question)), None)
         if rule is None:
             return None
         _, template, kind, importance = rule
         answer = _SENTENCE.split(clean(utt.text))[0].strip(" .!,")
         answer = _LEAD.sub("", answer).strip(" .!,")
         words = answer.split()
-        if not words or len(words) > 6 or answer.endswith("?") or _ANSWER_NOT_NP.match(answer):
+        if not words or len(words) > 6 or answer.endswith("?") or context.ANSWER_NOT_NP.match(answer):
             return None
         if utt.is_wearer:
             attribution, person = "user", ""
@@ -428,11 +434,28 @@ class DeterministicExtractor(Extractor):
         )
 
     def _from_clause(
-        self, clause, question, utt, prev, nxt, wearer, names, wearer_guess=False, sentence="", addressee=""
+        self,
+        clause,
+        question,
+        utt,
+        prev,
+        nxt,
+        wearer,
+        names,
+        wearer_guess=False,
+        sentence="",
+        addressee="",
+        recent=None,
     ) -> Candidate | None:
         if question or len(clause) < 8:
             return None
-        if _FIRST_PERSON.match(clause):
+        clause, reframed = context.reframe(
+            clause,
+            sentence,
+            has_subject=bool(_FIRST_PERSON.match(clause) or _SECOND_PERSON.match(clause)),
+            named=bool(_NAMED_SUBJECT.match(clause)),
+        )
+        if _FIRST_PERSON.match(clause) or reframed:
             grammatical = "first"
             if utt.is_wearer:
                 attribution, person = "user", ""
@@ -451,6 +474,16 @@ class DeterministicExtractor(Extractor):
             if not addressed:
                 return None
             grammatical, attribution, person = "second", "user", ""
+        elif recent is not None and context.pronoun_subject(clause):
+            # "he's training for a triathlon" after a turn that named one other person: about that person.
+            person = context.resolve_pronoun(*recent, lambda w: _name_like(w) and w.lower() not in STOP, before=clause)
+            speaker = wearer if utt.is_wearer else names.get(utt.speaker_name, "")
+            if not person or (re.search(r"\b(?:i|me|my|mine)\b", clause, re.I) and not speaker):
+                return None
+            clause, reframed = context.name_pronoun(clause, person), context.RESOLVED
+            if re.search(r"\b(?:i|me|my|mine)\b", clause, re.I):
+                clause = render(clause, speaker, "first")  # "she offered me Thursdays" → "… offered Theo Thursdays"
+            grammatical, attribution = "third", "third_party"
         else:
             m = _NAMED_SUBJECT.match(clause)
             if not m or m.group(1).split()[0] in _NOT_NAMES:
@@ -462,10 +495,13 @@ class DeterministicExtractor(Extractor):
                 attribution, person = "third_party", m.group(1)
 
         kind, confidence, importance = _classify(clause)
+        if kind == "relationship" and not _RELATION_FACT.search(clause):
+            # "I took my kids to the park": a relative mentioned in passing, not a fact about the relation.
+            kind, confidence, importance = _classify(clause, skip=("relationship",))
         if kind == "preference" and not _preference_is_predicate(clause):
             # "my love for dance", "lots of love": the word is a noun here, not the speaker's taste.
             kind, confidence, importance = _classify(clause, skip=("preference",))
-        if kind is None and grammatical in ("first", "second") and _plain_statement(clause):
+        if kind is None and (grammatical in ("first", "second") or reframed) and _plain_statement(clause):
             # Outside the lexicon of memorable kinds, a plain, well-formed statement about a person is still a
             # plausible fact: it waits in review, never accepted on this path alone.
             kind, confidence, importance = "other", GENERAL_STATEMENT, "low"
@@ -521,6 +557,8 @@ class DeterministicExtractor(Extractor):
             # tonight"); every doubt signal below (hedge, hypothetical, cancelled later, laughter) still applies.
             confidence = max(confidence, _SPECIFIC_CONFIDENCE)
             flags.append("specific date")
+        if _OPINION_LEAD.match(clause):
+            flags.append("the speaker's opinion")  # "I feel it's important to…": review at most (ceiling below)
         if _HYPOTHETICAL.search(clause):
             confidence *= 0.3
             flags.append("hypothetical")
@@ -533,7 +571,7 @@ class DeterministicExtractor(Extractor):
         if _HEDGE.search(clause):
             confidence *= 0.6
             flags.append("hedged")
-        if _SARCASM.search(clause) or _SARCASM.search(clean(utt.text)):
+        if _SARCASM.search(clause) or _SARCASM.search(sentence or clause) or _SARCASM.match(clean(utt.text)):
             confidence *= 0.4
             flags.append("sarcasm marker")
         if _REPORTED.search(clause):
@@ -566,6 +604,10 @@ class DeterministicExtractor(Extractor):
             ceiling, ceiling_reason = "pending_review", "speaker named only by how others address them"
         if attribution == "unknown":
             ceiling, ceiling_reason = "pending_review", "speaker not identified"
+        if reframed and ceiling != "dropped":
+            ceiling, ceiling_reason = "pending_review", reframed
+        elif _OPINION_LEAD.match(clause) and ceiling != "dropped":
+            ceiling, ceiling_reason = "pending_review", "the speaker's opinion"
         if shape is not None:
             cap = NOT_A_CLAIM if shape.verdict == claims.DROP else PLAUSIBLE_CAP
             confidence = min(confidence, cap)
@@ -592,7 +634,20 @@ class DeterministicExtractor(Extractor):
         )
 
 
+_RELATION_FACT = re.compile(
+    r"\b(?:married|engaged|divorc\w*|dating|widow\w*)\b|^(?:my|our) [\w -]{2,30}? (?:is|are|was|were|'s|lives?|works?|"
+    r"moved|has|have|had|just|got|turned|passed)\b|\bmy (?:\w+ )?(?:sister|brother|mom|mother|dad|father|husband|wife|"
+    r"partner|son|daughter|aunt|uncle|cousin|grand\w+)'s\b|"
+    r"\b(?:have|has|had|got|'ve|is|are|'m|'s|'re|am|was|were) (?:got )?(?:a |an |"
+    r"two |three |four |five |\d+ |my |no |one |twin )?(?:\w+ )?(?:sister|brother|mom|mother|dad|father|husband|wife|partner|"
+    r"boyfriend|girlfriend|fianc\w*|sons?|daughters?|kids?|children|cousins?|aunts?|uncles?|grand\w+|best friend|"
+    r"roommates?|nieces?|nephews?|twins?|siblings?)\b",
+    re.IGNORECASE,
+)
 _PRONOUN_HEAD = re.compile(r"\b(?:i'm|you're|we're|he's|she's|they're|i am|you are)\s+(\w+(?:\s+\w+)?)", re.IGNORECASE)
+
+
+_OPINION_LEAD = re.compile(r"^(?:i|we)\s+(?:really\s+|just\s+|still\s+)?(?:feel|felt|think|believe|guess)\b", re.I)
 
 
 def _parallel_banter(clause: str, utterance: str) -> bool:
@@ -621,40 +676,6 @@ _MY_RELATION = re.compile(
     re.IGNORECASE,
 )
 
-
-# Questions about the person answering, and how their short answer reads as a statement about them.
-_QUESTIONS: list[tuple[re.Pattern, str, str, str]] = [
-    (
-        re.compile(
-            r"\b(?:what do you do(?: for (?:work|a living))?|what's your (?:job|line of work)|what are you "
-            r"doing these days for work)\b",
-            re.IGNORECASE,
-        ),
-        "{name} works as {answer}.",
-        "work",
-        "normal",
-    ),
-    (
-        re.compile(r"\b(?:date of birth|(?:when's|when is|what's) your (?:birthday|dob))\b", re.IGNORECASE),
-        "{name}'s date of birth is {answer}.",
-        "identity",
-        "normal",
-    ),
-    (re.compile(r"\bwhere do you live\b", re.IGNORECASE), "{name} lives in {answer}.", "place", "normal"),
-    (
-        re.compile(r"\bwhere are you (?:from|originally from)\b", re.IGNORECASE),
-        "{name} is from {answer}.",
-        "identity",
-        "normal",
-    ),
-    (re.compile(r"\bwhere do you work\b", re.IGNORECASE), "{name} works at {answer}.", "work", "normal"),
-    (re.compile(r"\bhow old are you\b", re.IGNORECASE), "{name} is {answer} years old.", "identity", "normal"),
-]
-_ANSWER_NOT_NP = re.compile(
-    r"^(?:i|i'm|i am|i don't|you|we|it's|it is|that's|no idea|not sure|why|what|who|nothing|none|none of|"
-    r"same|guess|ha|haha|ew|hmm|uh|um)\b",
-    re.IGNORECASE,
-)
 
 RELATION_FLAG = "relation of "
 

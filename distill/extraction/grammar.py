@@ -56,6 +56,8 @@ def third_singular(verb: str) -> str:
     lemmas = readings.get("VERB", ()) + readings.get("AUX", ())
     if lower not in lemmas:
         return verb  # not a base-form verb: a past form, a participle, an adjective, a noun
+    if any(lower in getInflection(lemma, tag="VBD") for lemma in lemmas[: lemmas.index(lower)]):
+        return verb  # read first as a past form: "I found a flat" (find), "I saw it" (see), not "founds", "saws"
     forms = getInflection(lower, tag="VBZ")
     return _match_case(verb, forms[0]) if forms else verb
 
@@ -153,7 +155,17 @@ def _is_subject(toks: list[str], i: int, person: str) -> bool:
     prev = [t for t in toks[:i] if not t.isspace()]
     if not prev:
         return True
-    return prev[-1].lower() in {",", "and", "but", "so", "that", "because", "if", "when", "how", "where", "why"}
+    if prev[-1].lower() in {",", "and", "but", "so", "that", "because", "if", "when", "how", "where", "why"}:
+        return True
+    # A relative clause after a noun: "the people you work with" ("you" is its subject), not "send you the file".
+    j = _next_word(toks, i)
+    nxt = getAllLemmas(toks[j].lower()) if j < len(toks) else {}
+    det = prev[-2].lower() if len(prev) > 1 else ""
+    noun = "NOUN" in getAllLemmas(prev[-1].lower()) and det in _DETERMINERS
+    return noun and "VERB" in nxt
+
+
+_DETERMINERS = set("the a an this that these those all every some any my your his her our their".split())
 
 
 def _first_person_other(low: str, name: str) -> str | None:
@@ -197,6 +209,8 @@ def _cross_reference(low: str, other: str, person: str) -> str | None:
         return f"{other}'s"
     if person == "second" and low in ("me", "i"):
         return other
+    if person == "second" and low in _CONTRACTED_FIRST:
+        return f"{other} {_CONTRACTED_FIRST[low]}"  # "You did the work and I'm proud" → "… and Ana is proud"
     if person == "first" and low in ("your", "yours"):
         return f"{other}'s"
     if person == "first" and low == "you":
