@@ -4,29 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.wearables.conftest import CREDENTIAL_ENV
-from wearables.imitation import start_servers
-
-
-@pytest.fixture(autouse=True)
-def _no_provider_env(monkeypatch):
-    for name in CREDENTIAL_ENV:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def serve():
-    """``serve(days, **options)`` starts the three imitation servers for this test and stops them after."""
-    running = []
-
-    def start(days, **options):
-        servers = start_servers(days, **options)
-        running.append(servers)
-        return servers
-
-    yield start
-    for servers in running:
-        servers.stop()
+# The wearables fixtures, shared: credentials never come from the environment; ``serve`` starts the imitations.
+from tests.wearables.conftest import _no_provider_env, serve  # noqa: F401
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import importlib
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, connections
 from django.db.models import Count
 from django.utils import timezone
 
@@ -56,7 +56,7 @@ def stored(owner) -> list[tuple]:
     return out
 
 
-def test_connection_lost_while_writing_a_day_rolls_that_day_back_and_a_resync_completes(
+def test_connection_lost_while_writing_a_day_rolls_that_day_back_and_writes_it_again_once(
     user, other_user, limitless, monkeypatch
 ):
     fast_connectors(monkeypatch)
@@ -72,16 +72,16 @@ def test_connection_lost_while_writing_a_day_rolls_that_day_back_and_a_resync_co
 
     run = services.sync(owner=user, source="limitless", dates=DAYS)
 
-    assert state["cut"]
-    assert run.status == SyncRun.Status.PARTIAL and run.finished_at is not None
-    assert run.errors == ["2026-06-09: internal error (OperationalError)"]
-    assert [row[0] for row in stored(user)] == [DAYS[0], DAYS[2]]  # the cut day left nothing behind
+    assert state["cut"] and state["calls"] == 4  # the second day's write was cut, then written again
+    assert run.status == SyncRun.Status.OK and run.finished_at is not None and run.days_changed == 3
+    assert run.warnings == [f"2026-06-09: {sync_module.DB_LOST}; written again once the database was back"]
+    assert stored(user) == reference and [row[1] for row in reference] == [2, 3, 4]
 
     monkeypatch.undo()
     fast_connectors(monkeypatch)
     again = services.sync(owner=user, source="limitless", dates=DAYS)
-    assert again.status == SyncRun.Status.OK and again.days_changed == 1
-    assert stored(user) == reference and [row[1] for row in reference] == [2, 3, 4]
+    assert again.status == SyncRun.Status.OK and again.days_changed == 0
+    assert stored(user) == reference
     assert not SyncRun.objects.filter(status=SyncRun.Status.RUNNING).exists()
 
 
@@ -91,16 +91,25 @@ def test_a_run_left_open_by_a_dead_worker_is_closed_by_the_next_sync(user, limit
     source = services.update_source(
         owner=user, kind="limitless", enabled=True, base_url=limitless.base_url, credentials={"api_key": KEY}
     )
-    dead = SyncRun.objects.create(owner=user, source=source, window_start=DAYS[0], window_end=DAYS[-1])
-    live = SyncRun.objects.create(owner=user, source=source, window_start=DAYS[0], window_end=DAYS[-1])
-    SyncRun.objects.filter(pk=dead.pk).update(started_at=timezone.now() - sync_module.INTERRUPTED_AFTER * 2)
+    window = {"owner": user, "source": source, "window_start": DAYS[0], "window_end": DAYS[-1]}
+    old = SyncRun.objects.create(**window)
+    crashed = SyncRun.objects.create(**window)
+    live = SyncRun.objects.create(**window)
+    SyncRun.objects.filter(pk=old.pk).update(started_at=timezone.now() - sync_module.INTERRUPTED_AFTER * 2)
+    other_worker = connections.create_connection("default")  # a sync still going in another process
+    try:
+        with other_worker.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [sync_module.RUN_LOCK_CLASS, live.pk])
 
-    services.sync(owner=user, source="limitless", dates=DAYS)
+        services.sync(owner=user, source="limitless", dates=DAYS)
+    finally:
+        other_worker.close()
 
-    dead.refresh_from_db()
-    live.refresh_from_db()
-    assert dead.status == SyncRun.Status.FAILED and dead.finished_at and "interrupted" in dead.errors[0]
-    assert live.status == SyncRun.Status.RUNNING  # may still be running in another worker: left alone
+    for run in (old, crashed, live):
+        run.refresh_from_db()
+    assert old.status == SyncRun.Status.FAILED and old.finished_at and "interrupted" in old.errors[0]
+    assert crashed.status == SyncRun.Status.FAILED  # recent, but no process holds its lock: it died
+    assert live.status == SyncRun.Status.RUNNING  # still running in another worker: left alone
 
 
 def _memory_state(owner) -> tuple:

@@ -10,9 +10,11 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from django.db import transaction
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
@@ -29,6 +31,13 @@ logger = logging.getLogger(__name__)
 
 MAX_DAYS = 366
 INTERRUPTED_AFTER = timedelta(hours=1)  # the deep sync task's timeout is 30 minutes
+# A running sync holds a session advisory lock (this class, the run's pk): the server drops it when the process
+# dies or the database restarts, so the next sync knows at once that a run still marked "running" is dead.
+RUN_LOCK_CLASS = 0x5759_4E43  # "WYNC"
+DB_LOST = "database unavailable (connection lost or server restarting); nothing of this day was written"
+SHUTDOWN_SQLSTATES = ("57P01", "57P02", "57P03")  # admin shutdown, crash shutdown, cannot connect now
+DISK_FULL_SQLSTATE = "53100"  # PostgreSQL could not extend a file: its disk (the data directory's) is full
+DB_DISK_FULL = "the database's disk is full; nothing of this day was written (free space, then sync again)"
 # Bee has no wearer flag and aligns against the others, so it goes last.
 SYNC_ORDER = {"limitless": 0, "omi": 1, "bee": 2}
 
@@ -87,62 +96,26 @@ def sync(
     run = SyncRun.objects.create(
         owner=owner, source=source, window_start=dates[0], window_end=dates[-1], trigger=trigger
     )
+    _run_lock(run.pk, "pg_advisory_lock")
+    ctx = _DaySync(owner, source, run, connector_for(source), tz, patterns, export, force_memories, progress)
     started = time.monotonic()
-    warnings: list[str] = []
     errors: list[str] = []
-    connector = connector_for(source)
-    succeeded = 0
+    succeeded, outcome = 0, "ok"
     for n, day in enumerate(dates, 1):
+        outcome = _sync_day_with_retry(ctx, day, errors)
+        succeeded += int(outcome == "ok")
+        if outcome == "refused":
+            errors.append(f"stopped after {n} of {len(dates)} days: the provider refused the request")
+            break
+        if outcome == "database gone":
+            errors.append(f"stopped after {n} of {len(dates)} days: the database did not come back")
+            break
+    if succeeded and outcome != "database gone":
         try:
-            result = connector.fetch_day(day, tz)
-            run.pages += result.pages
-            warnings += [f"{day}: {redact_text(w, patterns)}" for w in result.warnings]
-            if not result.complete and _would_lose_stored(source, day, result.conversations):
-                warnings.append(f"{day}: the provider's listing was cut short; kept the stored day as it was")
-                succeeded += 1
-                continue
-            convos = process_day(owner, source, day, result.conversations, tz=tz)
-            transcript, changed = write_day(
-                owner=owner,
-                source=source,
-                local_date=day,
-                tz_name=str(tz.key),
-                convos=convos,
-                force_memories=force_memories,
-            )
-            if changed and export:
-                warnings += _export(transcript)
-            run.conversations += len(convos)
-            run.utterances += sum(len(c.turns) for c in convos)
-            run.days_changed += int(changed)
-            succeeded += 1
-            if changed:
-                # Other devices' stored days may depend on this one: a device without a wearer flag (Bee) finds
-                # the wearer by aligning against it, and another device may have kept a stretch this one elided
-                # as off the record. Re-label them now, so the result does not depend on which source synced
-                # first and an unchanged re-sync of theirs later writes nothing.
-                around = [day - timedelta(days=1), day, day + timedelta(days=1)]
-                reprocess_stored_days(
-                    owner=owner, dates=around if any(c.elided for c in convos) else [day], exclude=source
-                )
-            if progress:
-                progress(f"{source.kind} {day}: {len(convos)} conversations, {'changed' if changed else 'unchanged'}")
+            ctx.warnings += _import_native_memories(owner, source, ctx.connector, patterns)
         except ProviderError as exc:
-            errors.append(f"{day}: {redact_text(exc.message, patterns)}")
-            if progress:
-                progress(f"{source.kind} {day}: failed: {redact_text(exc.message, patterns)}")
-            if exc.permanent:
-                errors.append(f"stopped after {n} of {len(dates)} days: the provider refused the request")
-                break
-        except Exception as exc:  # noqa: BLE001 - one bad day must not lose the others; type only (no text)
-            logger.error("wearables sync of %s %s failed: %s", source.kind, day, exc.__class__.__name__)
-            errors.append(f"{day}: internal error ({exc.__class__.__name__})")
-    if succeeded:
-        try:
-            warnings += _import_native_memories(owner, source, connector, patterns)
-        except ProviderError as exc:
-            warnings.append(f"native memories: {redact_text(exc.message, patterns)}")
-    run.warnings = warnings
+            ctx.warnings.append(f"native memories: {redact_text(exc.message, patterns)}")
+    run.warnings = ctx.warnings
     run.errors = errors
     run.duration_ms = int((time.monotonic() - started) * 1000)
     run.finished_at = timezone.now()
@@ -152,18 +125,165 @@ def sync(
         run.status = SyncRun.Status.FAILED
     else:
         run.status = SyncRun.Status.PARTIAL
-    run.save()
+    try:
+        run.save()
+    except (OperationalError, InterfaceError):
+        if outcome == "database gone" or not await_database(run):
+            raise  # the run stays "running" without its lock: the next sync closes it as interrupted
+        run.save()
+    _run_lock(run.pk, "pg_advisory_unlock")
     return run
+
+
+@dataclass
+class _DaySync:
+    owner: object
+    source: Source
+    run: SyncRun
+    connector: object
+    tz: object
+    patterns: list
+    export: bool
+    force_memories: bool
+    progress: Callable[[str], None] | None
+    warnings: list[str] = field(default_factory=list)
+
+    def say(self, text: str) -> None:
+        if self.progress:
+            self.progress(f"{self.source.kind} {text}")
+
+
+def _sync_day_with_retry(ctx: _DaySync, day: date, errors: list[str]) -> str:
+    """One day, recorded on the run: "ok", "failed", "refused" (the provider refused for good) or "database
+    gone" (the connection was lost and the database did not answer again in time: no point in going on).
+
+    A day whose database connection was lost (a restart, a failover) is rolled back whole; once the database
+    answers again (``ALMANAC_DB_RECONNECT_SECONDS``) it is written once more, so a short restart costs nothing.
+    """
+    for attempt in (1, 2):
+        try:
+            _sync_day(ctx, day)
+            return "ok"
+        except ProviderError as exc:
+            message = redact_text(exc.message, ctx.patterns)
+            errors.append(f"{day}: {message}")
+            ctx.say(f"{day}: failed: {message}")
+            return "refused" if exc.permanent else "failed"
+        except (OperationalError, InterfaceError) as exc:
+            trouble = _database_trouble(exc)
+            if trouble == "disk full":
+                logger.error("wearables sync of %s %s: %s", ctx.source.kind, day, DB_DISK_FULL)
+                errors.append(f"{day}: {DB_DISK_FULL}")
+                ctx.say(f"{day}: failed: {DB_DISK_FULL}")
+                return "failed"
+            if trouble == "lost":
+                logger.error("wearables sync of %s %s: %s", ctx.source.kind, day, DB_LOST)
+                if attempt == 1 and await_database(ctx.run):
+                    ctx.warnings.append(f"{day}: {DB_LOST}; written again once the database was back")
+                    continue
+                errors.append(f"{day}: {DB_LOST}")
+                ctx.say(f"{day}: failed: {DB_LOST}")
+                return "database gone"
+            logger.error("wearables sync of %s %s failed: %s", ctx.source.kind, day, exc.__class__.__name__)
+            errors.append(f"{day}: internal error ({exc.__class__.__name__})")
+        except Exception as exc:  # noqa: BLE001 - one bad day must not lose the others; type only (no text)
+            logger.error("wearables sync of %s %s failed: %s", ctx.source.kind, day, exc.__class__.__name__)
+            errors.append(f"{day}: internal error ({exc.__class__.__name__})")
+        return "failed"
+    return "failed"
+
+
+def _sync_day(ctx: _DaySync, day: date) -> None:
+    """Fetch, clean and store one day (its own transaction in ``write_day``); counts go on the run."""
+    source, run = ctx.source, ctx.run
+    result = ctx.connector.fetch_day(day, ctx.tz)
+    run.pages += result.pages
+    ctx.warnings += [f"{day}: {redact_text(w, ctx.patterns)}" for w in result.warnings]
+    if not result.complete and _would_lose_stored(source, day, result.conversations):
+        ctx.warnings.append(f"{day}: the provider's listing was cut short; kept the stored day as it was")
+        return
+    convos = process_day(ctx.owner, source, day, result.conversations, tz=ctx.tz)
+    transcript, changed = write_day(
+        owner=ctx.owner,
+        source=source,
+        local_date=day,
+        tz_name=str(ctx.tz.key),
+        convos=convos,
+        force_memories=ctx.force_memories,
+    )
+    if changed and ctx.export:
+        ctx.warnings += _export(transcript)
+    run.conversations += len(convos)
+    run.utterances += sum(len(c.turns) for c in convos)
+    run.days_changed += int(changed)
+    if changed:
+        # Other devices' stored days may depend on this one: a device without a wearer flag (Bee) finds the
+        # wearer by aligning against it, and another device may have kept a stretch this one elided as off the
+        # record. Re-label them now, so the result does not depend on which source synced first and an
+        # unchanged re-sync of theirs later writes nothing.
+        around = [day - timedelta(days=1), day, day + timedelta(days=1)]
+        reprocess_stored_days(owner=ctx.owner, dates=around if any(c.elided for c in convos) else [day], exclude=source)
+    ctx.say(f"{day}: {len(convos)} conversations, {'changed' if changed else 'unchanged'}")
+
+
+def _database_trouble(exc: Exception) -> str:
+    """ "lost" (the connection or the server went away: client-side errors carry no SQLSTATE, the server's
+    shutdown and connection failures are 57P01-57P03 and class 08), "disk full" (53100), or "" for any other."""
+    sqlstate = getattr(exc.__cause__, "sqlstate", None)
+    if sqlstate == DISK_FULL_SQLSTATE:
+        return "disk full"
+    if isinstance(exc, InterfaceError) or sqlstate is None or sqlstate[:2] == "08" or sqlstate in SHUTDOWN_SQLSTATES:
+        return "lost"
+    return ""
+
+
+def await_database(run: SyncRun | None = None) -> bool:
+    """After a lost connection: drop it and reconnect until the database answers or
+    ``ALMANAC_DB_RECONNECT_SECONDS`` pass. On success the run's liveness lock is taken again (it went with
+    the old session). False when the database stayed away, or inside a transaction (the caller's to undo)."""
+    if connection.in_atomic_block:
+        return False
+    deadline = time.monotonic() + settings.ALMANAC_DB_RECONNECT_SECONDS
+    while True:
+        connection.close()
+        try:
+            connection.ensure_connection()
+            if run is not None:
+                _run_lock(run.pk, "pg_advisory_lock")
+            return True
+        except (OperationalError, InterfaceError):
+            if time.monotonic() >= deadline:
+                connection.close()
+                return False
+            time.sleep(0.5)
+
+
+def _run_lock(run_pk: int, function: str) -> bool:
+    """``pg_advisory_lock`` / ``pg_try_advisory_lock`` / ``pg_advisory_unlock`` on a run's liveness lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s, %s)", [RUN_LOCK_CLASS, run_pk & 0x7FFFFFFF])
+        return bool(cursor.fetchone()[0])
+
+
+def _run_is_alive(run_pk: int) -> bool:
+    """Whether some session still holds the run's lock (its sync is still going, in this or another process)."""
+    if _run_lock(run_pk, "pg_try_advisory_lock"):
+        _run_lock(run_pk, "pg_advisory_unlock")
+        return False
+    return True
 
 
 def close_interrupted_runs(source: Source, *, now=None) -> int:
     """Mark runs left "running" by a killed worker or a lost database connection as failed; returns how many.
 
-    A run still open after ``INTERRUPTED_AFTER`` (longer than the longest sync task's timeout) cannot be alive.
+    A run is dead when no session holds its liveness lock any more (the process died, or the database restarted
+    under it), or when it is still open after ``INTERRUPTED_AFTER`` (longer than the longest sync task's timeout).
     Its days were each written whole or not at all, so nothing is undone: the next sync re-fetches the window.
     """
     cutoff = (now or timezone.now()) - INTERRUPTED_AFTER
-    return SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING, started_at__lt=cutoff).update(
+    running = SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING)
+    dead = [pk for pk, started in running.values_list("pk", "started_at") if started < cutoff or not _run_is_alive(pk)]
+    return running.filter(pk__in=dead).update(
         status=SyncRun.Status.FAILED,
         finished_at=now or timezone.now(),
         errors=["interrupted: the sync stopped before finishing (worker or database restart); nothing half-written"],
