@@ -66,3 +66,20 @@ class UserSettings(models.Model):
     @property
     def zoneinfo(self) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(self.timezone)
+
+
+class DataKey(models.Model):
+    """The data key that encrypts stored text (``accounts.crypto``), kept only wrapped by the key-encryption key
+    from ``ALMANAC_ENCRYPTION_KEY``. One row per instance; rotation re-wraps it in place."""
+
+    name = models.CharField(max_length=20, default="default")
+    wrapped = models.TextField(help_text="Fernet token of the data key under the key-encryption key")
+    kek_fingerprint = models.CharField(max_length=16, help_text="Which key wrapped it (sha256-derived, not the key)")
+    created_at = models.DateTimeField(auto_now_add=True)
+    rotated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["name"], name="accounts_datakey_unique_name")]
+
+    def __str__(self) -> str:
+        return f"data key {self.name} (wrapped by {self.kek_fingerprint})"

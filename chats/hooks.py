@@ -26,6 +26,7 @@ def scrub(owner, turns: list[TurnIn]) -> list[TurnIn]:
 
 
 def _scrub_stored(owner, matcher) -> dict[str, int]:
+    from accounts.fields import search_vector
     from chats.models import ChatSession, ChatTurn, Lesson
     from chats.text import chain_hash
     from ledger.recall.models import Embedding
@@ -37,7 +38,7 @@ def _scrub_stored(owner, matcher) -> dict[str, int]:
     for t in ChatTurn.objects.filter(owner=owner):
         clean = matcher.redact(t.text)
         if clean != t.text:
-            ChatTurn.objects.filter(pk=t.pk).update(text=clean)
+            ChatTurn.objects.filter(pk=t.pk).update(text=clean, search=search_vector(clean))  # app-kept vector
             Embedding.objects.filter(owner=owner, kind="chat_turn", ref_id=t.pk).delete()
             redacted += 1
     for s in ChatSession.objects.filter(owner=owner):

@@ -11,10 +11,9 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models.functions import Coalesce
 
+from accounts.fields import EncryptedJSONField, EncryptedTextField, PlaintextSearchVectorField
 from accounts.owned import OwnedModel, OwnedQuerySet
 
 
@@ -107,16 +106,13 @@ class ChatTurn(OwnedModel):
     role = models.CharField(max_length=12, choices=Role.choices)
     speaker = models.CharField(max_length=200, blank=True, default="")
     is_owner = models.BooleanField(default=False)
-    text = models.TextField(blank=True, default="")
-    tool_calls = models.JSONField(default=list, blank=True)  # [{id, name, input, result, is_error}]
+    text = EncryptedTextField(blank=True, default="")  # encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
+    tool_calls = EncryptedJSONField(default=list, blank=True)  # [{id, name, input, result, is_error}]; encrypted
     occurred_at = models.DateTimeField(null=True, blank=True)
     distilled_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    search = models.GeneratedField(
-        expression=SearchVector(Coalesce("text", models.Value(""), output_field=models.TextField()), config="english"),
-        output_field=SearchVectorField(),
-        db_persist=True,
-    )
+    # Filled from the plaintext on every save/bulk_create (the stored text may be ciphertext).
+    search = PlaintextSearchVectorField(source_fields=["text"])
 
     objects = ChatTurnQuerySet.as_manager()
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Q
 
+from accounts.fields import contains_any
 from ledger import forgetting, hashing, queries
 from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
@@ -227,7 +228,7 @@ def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") ->
     quoted = [
         ev
         for ev in Evidence.objects.owned_by(owner)
-        .filter(_icontains("quote", variants))
+        .filter(contains_any(Evidence.objects.owned_by(owner), "quote", variants))  # quotes may be encrypted
         .exclude(fact__public_id__in=list(facts))
         if matcher.spans(ev.quote)
     ]

@@ -18,6 +18,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models.functions import Coalesce, Lower
 
+from accounts.fields import EncryptedJSONField, EncryptedTextField
 from accounts.http import local_url
 from accounts.owned import OwnedModel, OwnedQuerySet
 from ledger import policy
@@ -84,7 +85,9 @@ class Commit(OwnedModel):
     author = models.CharField(max_length=16, choices=Author.choices, default=Author.SYSTEM)
     author_label = models.CharField(max_length=200, blank=True, default="")
     committed_at = models.DateTimeField()
-    mutations = models.JSONField(default=list)
+    # Evidence quotes inside payloads are encrypted at rest when ALMANAC_ENCRYPTION_KEY is set; commit ids
+    # hash the plaintext (``payload_hash`` of the decrypted payload), so encryption never touches the chain.
+    mutations = EncryptedJSONField(default=list, keys=["quote"])
 
     class Meta:
         ordering = ["owner", "seq"]
@@ -315,7 +318,7 @@ class Evidence(OwnedModel):
     source_ref = models.JSONField(default=dict, blank=True)
     source_label = models.CharField(max_length=200, blank=True, default="")
     source_hash = models.CharField(max_length=16, blank=True, default="")
-    quote = models.TextField(blank=True, default="")
+    quote = EncryptedTextField(blank=True, default="")  # encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     extractor_id = models.CharField(max_length=100, blank=True, default="")
     extractor_version = models.CharField(max_length=50, blank=True, default="")
     capture_confidence = models.FloatField(default=0.5)
@@ -454,9 +457,14 @@ class PinnedFact(OwnedModel):
     pinned_by = models.CharField(max_length=50, default="user")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The fact's own tsvector, kept equal to it by database triggers (migration 0006) on every insert/update of a
+    # pin and every change of the fact: recall searches the pinned layer through this small GIN index instead of
+    # walking every pin or the index of every fact. Never written by the application.
+    search = SearchVectorField(null=True, editable=False)
 
     class Meta:
         ordering = ["-salience"]
+        indexes = [GinIndex(fields=["search"], name="ledger_pinnedfact_search")]
         constraints = [
             models.UniqueConstraint(fields=["owner", "fact"], name="ledger_pinnedfact_unique_fact"),
             models.CheckConstraint(

@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostE
 from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
+from accounts.crypto import EncryptionUnavailable
 from accounts.schemas import MAX_OFFSET
 
 logger = logging.getLogger(__name__)
@@ -196,6 +197,10 @@ def map_exception(exception: Exception) -> tuple[int, str] | None:
     """(status, detail) for the bad-input failures a view can still hit late; None for real server errors."""
     if isinstance(exception, RequestDataTooBig):
         return 413, "request body too large"
+    if isinstance(exception, EncryptionUnavailable):
+        # A configuration problem, not a crash: one clear sentence (never a key) for the page, the API and the log.
+        logger.error("encryption at rest: %s", exception)
+        return 503, str(exception)
     if isinstance(exception, DataError):
         # The client's value, but worth a line: a route is missing a bound its schema should declare.
         logger.warning("database refused a value: %s", str(exception).splitlines()[0][:200])

@@ -22,6 +22,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connection, transaction
 
 from accounts import portability
+from accounts.encryption import refill_search_vectors
 from accounts.exceptions import DomainError
 from ledger import chain
 from ledger import mutations as M
@@ -98,7 +99,8 @@ def export_user(user) -> bytes:
         for label, model, exclude in _models():
             owned = model.objects.filter(**{_owner_field(model): user}).order_by("pk")
             rows = json.loads(serializers.serialize("json", owned))
-            generated = [f.name for f in model._meta.concrete_fields if f.generated]  # recomputed by the database
+            # Recomputed on restore: by the database (generated) or from the plaintext (accounts.fields).
+            generated = [f.name for f in model._meta.concrete_fields if f.generated or getattr(f, "derived", False)]
             for row in rows:
                 for name in (*exclude, *generated):
                     row["fields"].pop(name, None)
@@ -198,6 +200,7 @@ def _restore_rows(archive: zipfile.ZipFile, user) -> dict[str, int]:
             obj.save()
         counts[label] = len(records)
         touched.append(model)
+    refill_search_vectors(models=touched)  # app-kept search vectors are not in the export
     _reset_sequences(touched)
     return counts
 

@@ -48,6 +48,12 @@ else:
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host", "")
 DATABASES["default"].setdefault("TEST", {})["NAME"] = env.str("ALMANAC_TEST_DATABASE", default="test_almanac")
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("ALMANAC_CONN_MAX_AGE", default=60)
+# A kept connection is checked before each request or task reuses it: after a database restart the first one
+# reconnects instead of failing on the dead socket.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A sync that loses its connection (database restart, failover) waits this long for the database to answer
+# again, then writes the interrupted day once more; past it, the command stops with one line (nothing half-written).
+ALMANAC_DB_RECONNECT_SECONDS = env.float("ALMANAC_DB_RECONNECT_SECONDS", default=30.0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
@@ -157,6 +163,8 @@ SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "Lax"
 # API tokens unused for this many days stop working (0 = never); a hard age limit is optional.
 ALMANAC_TOKEN_IDLE_DAYS = env.int("ALMANAC_TOKEN_IDLE_DAYS", default=90)
 ALMANAC_TOKEN_MAX_AGE_DAYS = env.int("ALMANAC_TOKEN_MAX_AGE_DAYS", default=0)
+# Encryption at rest (accounts/crypto.py): comma-separated Fernet keys; the first wraps the data key, all unwrap.
+ALMANAC_ENCRYPTION_KEY = env.list("ALMANAC_ENCRYPTION_KEY", default=[])
 # No inline script anywhere: htmx is configured through its meta tag, page scripts are static files.
 CONTENT_SECURITY_POLICY = {
     "EXCLUDE_URL_PREFIXES": ["/api/v1/docs"],  # ninja's Swagger page is the one page with inline script
@@ -182,11 +190,15 @@ ALMANAC_REDIS_URL = env.str("ALMANAC_REDIS_URL", default="")
 Q_CLUSTER = {
     "name": "almanac",
     "workers": env.int("ALMANAC_WORKERS", default=2),
-    "timeout": 900,
-    "retry": 1200,
-    "max_attempts": 2,
+    # A task runs at most `timeout` s (a task may ask for more: the deep sync takes 1800). `retry` must exceed
+    # every task's timeout: a task whose worker died (SIGKILL, OOM, a host restart) is delivered again after it.
+    # A failed task (e.g. the database restarted under it) stays queued and is retried, at most `max_attempts`
+    # times in all; every task is idempotent, so a second delivery re-does nothing that had landed.
+    "timeout": env.int("ALMANAC_TASK_TIMEOUT_SECONDS", default=900),
+    "retry": env.int("ALMANAC_TASK_RETRY_SECONDS", default=1900),
+    "max_attempts": env.int("ALMANAC_TASK_MAX_ATTEMPTS", default=3),
     "catch_up": False,
-    "ack_failures": True,
+    "ack_failures": False,
     "save_limit": 1000,
     "poll": 1,
     "sync": env.bool("ALMANAC_TASKS_SYNC", default=False),

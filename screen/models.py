@@ -22,6 +22,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from accounts.fields import EncryptedBinaryField, EncryptedJSONField, EncryptedTextField
 from accounts.owned import OwnedModel, OwnedQuerySet
 
 EVENT_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
@@ -124,7 +125,13 @@ class Signal(OwnedModel):
     after_frame = models.BigIntegerField(null=True, blank=True)
     after_at = models.DateTimeField(null=True, blank=True)
     fingerprint = models.CharField(max_length=32, blank=True)
-    data = models.JSONField(default=dict, blank=True, help_text="added/removed lines (bounded), counts")
+    # OCR lines are encrypted at rest when ALMANAC_ENCRYPTION_KEY is set.
+    data = EncryptedJSONField(
+        default=dict,
+        blank=True,
+        keys=["added", "removed", "commands"],
+        help_text="added/removed lines (bounded), counts",
+    )
     processed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -151,7 +158,7 @@ class ScreenFrame(OwnedModel):
     frame_id = models.BigIntegerField()
     captured_at = models.DateTimeField()
     content_type = models.CharField(max_length=40, default="image/jpeg")
-    image = models.BinaryField()
+    image = EncryptedBinaryField()  # a screenshot; encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     reason = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -276,7 +283,9 @@ class Assertion(OwnedModel):
     text = models.TextField()
     confidence = models.FloatField(default=0.5)
     content_role = models.CharField(max_length=20, choices=ContentRole.choices)
-    evidence = models.JSONField(default=list, blank=True, help_text="[{kind, frame_id, at, excerpt}]")
+    evidence = EncryptedJSONField(
+        default=list, blank=True, keys=["excerpt"], help_text="[{kind, frame_id, at, excerpt}]"
+    )
 
     class Meta:
         ordering = ["event", "position"]
@@ -298,7 +307,7 @@ class EventEvidence(OwnedModel):
     occurred_at = models.DateTimeField()
     frame_id = models.BigIntegerField(null=True, blank=True)
     image = models.ForeignKey(ScreenFrame, null=True, blank=True, on_delete=models.SET_NULL)
-    excerpt = models.TextField(blank=True)
+    excerpt = EncryptedTextField(blank=True)  # OCR; encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     app_name = models.CharField(max_length=200, blank=True)
     window_name = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

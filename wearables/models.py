@@ -11,9 +11,9 @@ import re
 import uuid
 
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 
+from accounts.fields import EncryptedTextField, PlaintextSearchVectorField
 from accounts.owned import OwnedModel, OwnedQuerySet
 
 
@@ -209,7 +209,7 @@ class DayTranscript(OwnedModel):
     local_date = models.DateField()
     timezone = models.CharField(max_length=64)
     content_hash = models.CharField(max_length=64)
-    markdown = models.TextField()
+    markdown = EncryptedTextField()  # the day's transcript; encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     utterance_count = models.PositiveIntegerField(default=0)
     conversation_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -270,7 +270,7 @@ class UtteranceQuerySet(OwnedQuerySet):
 
 
 class Utterance(OwnedModel):
-    """One cleaned, redacted turn. ``search`` is a stored tsvector kept by PostgreSQL itself."""
+    """One cleaned, redacted turn. ``search`` is a stored tsvector of the plaintext (``accounts.fields``)."""
 
     transcript = models.ForeignKey(DayTranscript, on_delete=models.CASCADE, related_name="utterances")
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="utterances")
@@ -279,7 +279,7 @@ class Utterance(OwnedModel):
     speaker_name = models.CharField(max_length=200, blank=True)
     is_wearer = models.BooleanField(default=False)
     person = models.ForeignKey(Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="utterances")
-    text = models.TextField()
+    text = EncryptedTextField()  # encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -287,11 +287,8 @@ class Utterance(OwnedModel):
     provider_is_wearer = models.BooleanField(null=True, blank=True)
     provider_person_id = models.CharField(max_length=200, blank=True)
     provider_speaker_name = models.CharField(max_length=200, blank=True)
-    search = models.GeneratedField(
-        expression=SearchVector("text", config="english"),
-        output_field=SearchVectorField(),
-        db_persist=True,
-    )
+    # Filled from the plaintext on every save/bulk_create (the stored text may be ciphertext).
+    search = PlaintextSearchVectorField(source_fields=["text"])
 
     objects = UtteranceQuerySet.as_manager()
 
@@ -351,7 +348,7 @@ class NativeMemoryImport(OwnedModel):
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="native_memories")
     external_id = models.CharField(max_length=200)
-    text = models.TextField()
+    text = EncryptedTextField()  # encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     content_hash = models.CharField(max_length=64)
     occurred_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

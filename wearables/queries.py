@@ -7,10 +7,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import F, OuterRef, Q, Subquery
 
+from accounts import crypto
 from wearables.models import Conversation, DayTranscript, Source, SyncRun, Utterance
 
 SCAN_LIMIT = 5000  # newest utterances the fallback scan looks at
@@ -107,33 +108,48 @@ def search_utterances(
     )
     if query and has_indexable_terms(query):
         tsquery = SearchQuery(query, search_type="websearch", config="english")
-        rows = (
+        rows = list(
             base.filter(search=tsquery)
-            .annotate(
-                rank=SearchRank(F("search"), tsquery),
-                headline=SearchHeadline(
-                    "text",
-                    tsquery,
-                    config="english",
-                    start_sel=_START,
-                    stop_sel=_STOP,
-                    max_words=30,
-                    min_words=12,
-                    short_word=2,
-                    max_fragments=2,
-                    fragment_delimiter=" … ",
-                ),
-            )
+            .annotate(rank=SearchRank(F("search"), tsquery))
             .order_by("-rank", "-transcript__local_date", "index")[:limit]
         )
-        hits = [_hit(u, _safe_snippet(u.headline)) for u in rows]
+        heads = _headlines([u.text for u in rows], query)
+        hits = [_hit(u, _safe_snippet(h)) for u, h in zip(rows, heads, strict=True)]
         if hits:
             return SearchResult(query=query, mode="indexed", hits=hits)
     return _scan(base, query, limit)
 
 
+_HEADLINE_OPTIONS = {
+    "StartSel": _START,
+    "StopSel": _STOP,
+    "MaxWords": 30,
+    "MinWords": 12,
+    "ShortWord": 2,
+    "MaxFragments": 2,
+    "FragmentDelimiter": " … ",
+}
+
+
+def _headlines(texts: list[str], query: str) -> list[str]:
+    """``ts_headline`` of each text, with the (decrypted) texts sent as parameters: the stored column may be
+    ciphertext (encryption at rest), so PostgreSQL never reads it for snippets. One round trip."""
+    if not texts:
+        return []
+    options = ", ".join(connection.ops.compose_sql(f"{k}=%s", [v]) for k, v in _HEADLINE_OPTIONS.items())
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT ts_headline('english'::regconfig, x.t, websearch_to_tsquery('english'::regconfig, %s), %s) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS x(t, n) ORDER BY x.n",
+            [query, options, texts],
+        )
+        return [r[0] for r in cur.fetchall()]
+
+
 def _scan(base, query: str, limit: int) -> SearchResult:
     terms = [t for t in re.findall(r"\w+", query) if t]
+    if crypto.enabled():
+        return _scan_decrypted(base, query, terms, limit)
     newest = base.order_by("-transcript__local_date", "-index").values("pk")[:SCAN_LIMIT]
     rows = base.filter(pk__in=Subquery(newest))
     for term in terms:
@@ -146,6 +162,22 @@ def _scan(base, query: str, limit: int) -> SearchResult:
         rows = rows.filter(text__icontains=query)
     rows = rows.order_by("-transcript__local_date", "-index")[:limit]
     hits = [_hit(u, _highlight_terms(u.text, terms or ([query] if query else []))) for u in rows]
+    return SearchResult(query=query, mode="scan", hits=hits, scanned=SCAN_LIMIT)
+
+
+def _scan_decrypted(base, query: str, terms: list[str], limit: int) -> SearchResult:
+    """The same bounded scan in Python: with encryption at rest the text column is ciphertext to SQL."""
+    patterns = [
+        re.compile(r"\b" + _term_regex(t) + r"\b" if t.isdigit() and len(t) > 1 else re.escape(t), re.I) for t in terms
+    ]
+    if not terms and query:
+        patterns = [re.compile(re.escape(query), re.IGNORECASE)]
+    hits = []
+    for u in base.order_by("-transcript__local_date", "-index")[:SCAN_LIMIT].iterator(chunk_size=500):
+        if all(p.search(u.text) for p in patterns):
+            hits.append(_hit(u, _highlight_terms(u.text, terms or ([query] if query else []))))
+            if len(hits) >= limit:
+                break
     return SearchResult(query=query, mode="scan", hits=hits, scanned=SCAN_LIMIT)
 
 

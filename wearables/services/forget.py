@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from accounts.fields import contains_any
 from ledger.forgetting import FORGOTTEN, ForgetEvent
 from ledger.recall.forget import purge_cached_blocks
 from ledger.recall.models import Embedding
@@ -20,9 +21,9 @@ from wearables.models import Conversation, Person, Utterance
 
 
 def _mentions(owner, names) -> Q:
-    q = Q(pk__in=[])
+    q = contains_any(Utterance.objects.owned_by(owner), "text", names)  # the text may be encrypted at rest
     for name in names:
-        q |= Q(text__icontains=name) | Q(speaker_name__icontains=name) | Q(provider_speaker_name__icontains=name)
+        q |= Q(speaker_name__icontains=name) | Q(provider_speaker_name__icontains=name)
     return q
 
 
