@@ -9,7 +9,7 @@ It is built once and reused by later runs: each size is one bench user ("bench-f
 bulk-inserted (a benchmark of reads, not of the commit log); facts get hash vectors, turns are full-text only.
 
 For each size it prints p50/p95 of uncached recall calls (distinct questions: gate-routed, forced "facts" scope,
-and transcript questions for turns), the cached p50, and in the same run p50/p95 of the raw index lookups the
+and transcript questions for turns), p50/p95 of cached ones, and in the same run p50/p95 of the raw index lookups the
 call builds on (one GIN full-text lookup, one HNSW nearest-neighbour lookup), with recall p95 as a ratio to them.
 ``--profile`` prints a pyinstrument profile of 50 uncached calls (dev extra).
 """
@@ -221,26 +221,34 @@ def run_queries(client, headers, rng, vocab, n, *, scope, verbatim=False, profil
                 call(question())
         print(prof.output_text(unicode=False, color=False, show_all=False))
     times, items = [], []
+    cpu0 = time.process_time()
     for _ in range(n):
         elapsed, body = call(question())
         times.append(elapsed)
         items.append(len(body["items"]))
+    # The application's own CPU per call (the test client runs it in this process; PostgreSQL's work is not in
+    # it): unlike wall time, it hardly moves with the machine's load.
+    _CPU_MS.append((time.process_time() - cpu0) * 1000 / n)
     q = question()
     call(q)
-    cached = [call(q)[0] for _ in range(20)]
+    cached = [call(q)[0] for _ in range(40)]
     return times, cached, statistics.mean(items)
+
+
+_CPU_MS: list[float] = []
 
 
 def report(label: str, times, cached, mean_items, raw) -> None:
     gin95 = pct(raw["gin"], 95)
-    line = f"  {label}: {summary(times)}, cached p50 {pct(cached, 50):.1f} ms, {mean_items:.1f} items; "
+    line = f"  {label}: {summary(times)} (app CPU {_CPU_MS[-1]:.1f} ms/call), cached {summary(cached)}, "
+    line += f"{mean_items:.1f} items; "
     line += f"raw GIN {summary(raw['gin'])}"
     if raw["hnsw"]:
         line += f", raw HNSW {summary(raw['hnsw'])}"
     line += f"; recall p95 = {pct(times, 95) / gin95:.1f}x GIN p95"
     if raw["hnsw"]:
         line += f", {pct(times, 95) / (gin95 + pct(raw['hnsw'], 95)):.1f}x (GIN + HNSW) p95"
-    print(line)
+    print(f"{line}; load average {os.getloadavg()[0]:.1f}")
 
 
 def main() -> int:

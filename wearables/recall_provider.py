@@ -35,8 +35,16 @@ class TranscriptProvider(RecallProvider):
     def documents(self, rows: Iterable[Utterance]) -> list[tuple[int, str]]:
         return [(u.pk, utterance_document(u.speaker_name or u.speaker_label, u.text)) for u in rows]
 
+    ITEM_FIELDS = (
+        "index", "speaker_name", "speaker_label", "text", "started_at", "transcript__public_id",
+        "transcript__local_date",
+    )  # fmt: skip
+
     def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
-        rows = self.queryset(owner).filter(pk__in=ref_ids).select_related("transcript", "transcript__source")
+        # Only the columns a block line needs (a day's transcript row carries its whole markdown), unordered.
+        rows = (
+            self.queryset(owner).filter(pk__in=ref_ids).select_related("transcript").only(*self.ITEM_FIELDS).order_by()
+        )
         out = {}
         for u in rows:
             speaker = u.speaker_name or u.speaker_label or "unknown speaker"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
+from django.core.cache.backends.db import DatabaseCache
 from django.db import connection
 
 from ledger.models import PinnedFact
@@ -26,9 +27,9 @@ def forget_copies(*, owner, fact_ids=(), fact_public_ids=(), episode_ids=()) -> 
 
 def purge_cached_blocks() -> None:
     """Cached context blocks may quote what was just forgotten: remove them, not just let them expire."""
-    backend = cache.__class__.__name__
-    if backend == "DatabaseCache":
-        table = connection.ops.quote_name(cache._table)
+    backend = caches[DEFAULT_CACHE_ALIAS]  # the backend itself (``cache`` is a proxy to it)
+    if isinstance(backend, DatabaseCache):
+        table = connection.ops.quote_name(backend._table)
         with connection.cursor() as cur:
             cur.execute(f"DELETE FROM {table} WHERE cache_key LIKE %s", [f"%:{CACHE_PREFIX}%"])
     else:  # other backends cannot be searched by prefix; dropping everything is safe (it is only a cache)

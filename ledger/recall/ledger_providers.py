@@ -23,23 +23,30 @@ def _when(dt) -> str:
 
 
 def fact_item(fact: Fact, *, kind: str, item_id: str, ref_id: int, strength: float) -> RecallItem:
-    subject = fact.subject_entity.name if fact.subject_entity_id else ""
+    values = {f: getattr(fact, f) for f in FACT_ITEM_FIELDS if "__" not in f}
+    values["subject_entity__name"] = fact.subject_entity.name if fact.subject_entity_id else ""
+    return fact_values_item(values, kind=kind, item_id=item_id, ref_id=ref_id, strength=strength)
+
+
+def fact_values_item(v: dict, *, kind: str, item_id: str, ref_id: int, strength: float, prefix: str = "") -> RecallItem:
+    """A fact's context-block item from its FACT_ITEM_FIELDS values (keys ``prefix + field``)."""
+    status = v[f"{prefix}status"]
     return RecallItem(
         id=item_id,
         kind=kind,
-        text=fact.content,
-        permitted_uses=policy.permitted_uses(fact.status),
+        text=v[f"{prefix}content"],
+        permitted_uses=policy.permitted_uses(status),
         disclaimers=policy.disclaimers(
-            status=fact.status,
-            subject_kind=fact.subject_kind,
-            subject_name=subject,
-            capture_confidence=fact.capture_confidence,
-            veracity=fact.veracity,
-            previously_rejected=fact.previously_rejected,
-            uncertainty_reasons=fact.uncertainty_reasons,
+            status=status,
+            subject_kind=v[f"{prefix}subject_kind"],
+            subject_name=v[f"{prefix}subject_entity__name"] or "",
+            capture_confidence=v[f"{prefix}capture_confidence"],
+            veracity=v[f"{prefix}veracity"],
+            previously_rejected=v[f"{prefix}previously_rejected"],
+            uncertainty_reasons=v[f"{prefix}uncertainty_reasons"],
         ),
-        source_ref=f"fact:{fact.public_id}",
-        occurred_at=_when(fact.valid_from or fact.recorded_at),
+        source_ref=f"fact:{v[f'{prefix}public_id']}",
+        occurred_at=_when(v[f"{prefix}valid_from"] or v[f"{prefix}recorded_at"]),
         strength=strength,
         ref_id=ref_id,
     )
@@ -70,13 +77,19 @@ class FactProvider(RecallProvider):
     def item(self, f: Fact) -> RecallItem:
         return fact_item(f, kind="fact", item_id=str(f.public_id), ref_id=f.pk, strength=f.veracity)
 
+    # Hydration inside full text's ranking statement (search.py): these columns come with each ranked row.
+    row_fields = FACT_ITEM_FIELDS
+
+    def row_item(self, v: dict) -> RecallItem:
+        return fact_values_item(v, kind="fact", item_id=str(v["public_id"]), ref_id=v["pk"], strength=v["veracity"])
+
     def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
         return {f.pk: self.item(f) for f in self.select(self.queryset(owner).filter(pk__in=ref_ids))}
 
 
 class PinnedProvider(RecallProvider):
     kind = "pinned"
-    search_field = "fact__search"
+    search_field = "search"  # the fact's tsvector, copied onto the pin (own GIN index; see PinnedFact.search)
     name_field = "fact__subject_entity__name"
     date_field = "fact__recorded_at"
 
@@ -92,6 +105,14 @@ class PinnedProvider(RecallProvider):
 
     def item(self, p: PinnedFact) -> RecallItem:
         return fact_item(p.fact, kind="pinned", item_id=str(p.public_id), ref_id=p.pk, strength=p.salience)
+
+    row_fields = ("public_id", "salience", *(f"fact__{f}" for f in FACT_ITEM_FIELDS))
+
+    def row_item(self, v: dict) -> RecallItem:
+        item_id, ref_id = str(v["public_id"]), v["pk"]
+        return fact_values_item(
+            v, kind="pinned", item_id=item_id, ref_id=ref_id, strength=v["salience"], prefix="fact__"
+        )
 
     def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
         return {p.pk: self.item(p) for p in self.select(self.queryset(owner).filter(pk__in=ref_ids))}

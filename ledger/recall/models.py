@@ -12,7 +12,7 @@ from ledger.recall.embeddings import DIMENSIONS
 
 # Kinds of rows recall indexes; each has its own partial HNSW index so a search in one kind never walks another's
 # graph (utterances outnumber facts by orders of magnitude).
-EMBEDDED_KINDS = ("fact", "pinned", "episode", "utterance", "event")
+EMBEDDED_KINDS = ("fact", "pinned", "episode", "utterance", "event", "chat_turn")
 
 
 class EmbeddingQuerySet(OwnedQuerySet):

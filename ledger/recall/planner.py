@@ -108,9 +108,9 @@ def pack_block(
     used = 0
     chosen: list[RecallItem] = []
 
-    def try_add(line: str) -> bool:
+    def try_add(line: str, cost: int | None = None) -> bool:
         nonlocal used
-        cost = count_tokens(line)
+        cost = count_tokens(line) if cost is None else cost
         if used + cost > budget_tokens:
             return False
         lines.append(line)
@@ -133,10 +133,12 @@ def pack_block(
                 used = 0
     if items:
         header = f"## {SECTION_TITLES.get(section, section.title())}"
-        if used + count_tokens(header) + min(count_tokens(i.line()) for i in items) <= budget_tokens:
+        lines_of = [(item, item.line()) for item in items]
+        costs = [count_tokens(line) for _item, line in lines_of]  # each line's tokens, counted once
+        if used + count_tokens(header) + min(costs) <= budget_tokens:
             try_add(header)
-            for item in items:
-                if try_add(item.line()):
+            for (item, line), cost in zip(lines_of, costs, strict=True):
+                if try_add(line, cost):
                     chosen.append(item)
     block = "\n".join(lines)
     tokens = count_tokens(block)

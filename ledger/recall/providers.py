@@ -13,6 +13,9 @@ A provider adapts one model whose rows have a full-text ``search`` tsvector (GIN
         def prune(self, owner, before): ...     # delete rows older than ``before`` (retention); count
 
     register_provider("transcript", MyProvider())
+
+``queryset(owner)`` may use the owner only as a filter value (``owned_by(owner)``), never to choose other
+filters: full text writes its SQL once per provider and passes each owner's pk into it (statements.py).
 """
 
 from __future__ import annotations

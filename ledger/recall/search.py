@@ -2,8 +2,10 @@
 weighted fusion, then relevance × recency × strength scoring and MMR against near-duplicates.
 
 Full-text: PostgreSQL's ``plainto_tsquery`` ANDs every word, which finds nothing for most questions. We OR the
-query's content lexemes (GIN index), then score each hit BM25-style in SQL: each matched lexeme contributes its
-IDF (document frequencies counted over the matched rows in the same query pass), normalised by document length.
+query's content lexemes (GIN index), then score each hit BM25-style in SQL, in the statement that also fetches
+the columns the context block needs: each matched lexeme contributes its IDF (document frequencies counted on
+small corpora, read from PostgreSQL's ANALYZE statistics on large ones), normalised by document length.
+Candidates come from the informative words; common ones only count, or fill a list that would stay short.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from itertools import combinations
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection, models, transaction
-from django.db.models import Avg, Case, Count, F, FloatField, Func, Q, Value, When
+from django.db.models import Avg, BooleanField, Count, Expression, ExpressionWrapper, F, FloatField, Func, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from ledger.recall import statements
 from ledger.recall.embeddings import Backend, current_backend
 from ledger.recall.models import Anchor, Embedding
 from ledger.recall.planner import RecallItem
@@ -115,20 +118,27 @@ def _idf(n: int, df: int) -> float:
 
 
 _df_cache: dict[tuple, tuple[float, int]] = {}
-_column_stats: dict[tuple[str, str], tuple[float, dict[str, float], float]] = {}
+_column_stats: dict[tuple[str, str], tuple[float, dict[str, float], float, float]] = {}
+
+
+_search_columns: dict[tuple[type, str], tuple[str, str]] = {}
 
 
 def _search_column(provider: RecallProvider, owner) -> tuple[str, str]:
     """(table, column) holding the provider's tsvector, following a related path like ``fact__search``."""
-    parts = provider.search_field.split("__")
-    model = provider.queryset(owner).model
-    for part in parts[:-1]:
-        model = model._meta.get_field(part).related_model
-    return model._meta.db_table, model._meta.get_field(parts[-1]).column
+    key = (type(provider), provider.search_field)
+    if key not in _search_columns:
+        parts = provider.search_field.split("__")
+        model = provider.queryset(owner).model
+        for part in parts[:-1]:
+            model = model._meta.get_field(part).related_model
+        _search_columns[key] = (model._meta.db_table, model._meta.get_field(parts[-1]).column)
+    return _search_columns[key]
 
 
-def _estimated_frequencies(provider: RecallProvider, owner) -> tuple[dict[str, float], float] | None:
-    """Share of rows holding each common lexeme, from PostgreSQL's ANALYZE statistics (most_common_elems).
+def _estimated_frequencies(provider: RecallProvider, owner) -> tuple[dict[str, float], float, float] | None:
+    """Share of rows holding each common lexeme, from PostgreSQL's ANALYZE statistics (most_common_elems), the
+    share below which a lexeme is not listed, and the indexed table's row count.
 
     Precomputed by the database itself, so a large corpus needs no counting pass per question: a lexeme not in
     the list is rarer than the rarest listed one. None when the column has not been analysed yet.
@@ -137,7 +147,7 @@ def _estimated_frequencies(provider: RecallProvider, owner) -> tuple[dict[str, f
     now = time.monotonic()
     hit = _column_stats.get((table, column))
     if hit and now - hit[0] < STATS_TTL:
-        return None if hit[2] < 0 else (hit[1], hit[2])
+        return None if hit[2] < 0 else (hit[1], hit[2], hit[3])
     with connection.cursor() as cur:
         cur.execute(
             "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples FROM pg_stats s "
@@ -148,13 +158,13 @@ def _estimated_frequencies(provider: RecallProvider, owner) -> tuple[dict[str, f
         row = cur.fetchone()
     # Small tables are counted exactly (cheap there); their sampled statistics would be too coarse.
     if not row or not row[0] or not row[1] or (row[2] or 0) < ESTIMATE_FROM:
-        _column_stats[(table, column)] = (now, {}, -1.0)
+        _column_stats[(table, column)] = (now, {}, -1.0, 0.0)
         return None
-    elems, freqs, _rows = row
+    elems, freqs, table_rows = row
     shares = {e: float(f) for e, f in zip(elems, freqs[: len(elems)], strict=False)}
     floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else min(shares.values())
-    _column_stats[(table, column)] = (now, shares, floor)
-    return shares, floor
+    _column_stats[(table, column)] = (now, shares, floor, float(table_rows))
+    return shares, floor, float(table_rows)
 
 
 def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str], n: int) -> dict[str, int]:
@@ -164,9 +174,11 @@ def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str], n
     findable now).
     """
     estimated = _estimated_frequencies(provider, owner)  # None for tables under ESTIMATE_FROM rows
-    _ESTIMATED.set(estimated is not None)
+    # How many rows the GIN index holds per row of this owner's corpus: what a word costs to look up is its
+    # share of the whole indexed table (every owner's rows, and every fact behind a pinned one).
+    _INDEX_SCALE.set(estimated[2] / n if estimated is not None and n else 0.0)
     if estimated is not None:
-        shares, floor = estimated
+        shares, floor, _table_rows = estimated
         return {lx: max(1, round(n * shares.get(lx, floor / 2))) for lx in lexemes}
     now = time.monotonic()
     out: dict[str, int] = {}
@@ -178,18 +190,7 @@ def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str], n
         else:
             missing.append(lx)
     if missing:
-        field = provider.search_field
-        any_query = SearchQuery(" | ".join(missing), search_type="raw", config="simple")
-        counts = (
-            provider.queryset(owner)
-            .filter(**{field: any_query})
-            .aggregate(
-                **{
-                    f"df{i}": Count("pk", filter=Q(**{field: SearchQuery(lx, search_type="raw", config="simple")}))
-                    for i, lx in enumerate(missing)
-                }
-            )
-        )
+        counts = _count_rows(provider, owner, missing)
         if len(_df_cache) > 50_000:
             _df_cache.clear()
         for i, lx in enumerate(missing):
@@ -197,6 +198,34 @@ def _document_frequencies(provider: RecallProvider, owner, lexemes: list[str], n
             if out[lx]:
                 _df_cache[(provider.kind, type(provider).__name__, owner.pk, lx)] = (now, out[lx])
     return out
+
+
+def _count_rows(provider: RecallProvider, owner, lexemes: list[str]) -> dict[str, int]:
+    """{"df<i>": rows holding lexemes[i]} in one pass over the owner's rows holding any of them (GIN); the
+    statement is written once per provider and number of lexemes."""
+    if not getattr(owner, "is_authenticated", False):
+        return {f"df{i}": 0 for i in range(len(lexemes))}
+    k = len(lexemes)
+    counts = ", ".join(f'count(*) FILTER (WHERE m."m{i}")' for i in range(k))
+    st = statements.statement(
+        (type(provider), provider.search_field, "df", k),
+        lambda sentinel: _counting_queryset(provider, sentinel, k),
+        outer=f"SELECT {counts} FROM ({{inner}}) AS m",
+        columns=[f"df{i}" for i in range(k)],
+    )
+    values = {statements.OWNER_SLOT: owner.pk, "any": " | ".join(lexemes)}
+    values.update({f"lx{i}": lx for i, lx in enumerate(lexemes)})
+    return st.rows(values, 1)[0]
+
+
+def _counting_queryset(provider: RecallProvider, owner, k: int):
+    field = provider.search_field
+
+    def query(name):
+        return SearchQuery(statements.slot(name), search_type="raw", config="simple")
+
+    marks = {f"m{i}": ExpressionWrapper(Q(**{field: query(f"lx{i}")}), output_field=BooleanField()) for i in range(k)}
+    return provider.queryset(owner).filter(**{field: query("any")}).order_by().annotate(**marks).values_list(*marks)
 
 
 @dataclass
@@ -225,73 +254,159 @@ def _scored_rows(provider: RecallProvider, owner, tq: TextQuery, limit: int, wit
         return []
     # Candidates come from the informative words: in a large memory a very common word (a close friend's name)
     # adds little to the score but would make PostgreSQL score a large part of the table. It still counts for
-    # rows found otherwise; if nothing is found, the rarest common word alone generates candidates.
-    rare = [lx for lx in present if dfs[lx] <= CANDIDATE_CAP]
-    common = sorted((lx for lx in present if dfs[lx] > CANDIDATE_CAP), key=lambda lx: dfs[lx])
+    # the rows found otherwise. A word is common by what it costs to look up: its rows in the whole index.
+    scale = _INDEX_SCALE.get()
+    rare = [lx for lx in present if dfs[lx] * (scale or 1.0) <= CANDIDATE_CAP]
+    common = sorted((lx for lx in present if lx not in rare), key=lambda lx: dfs[lx])
     clauses = list(rare)
-    if common and (not rare or _ESTIMATED.get()):
+    if common and (not rare or scale):
         # Common words generate candidates only in pairs (a row holding two of them), which GIN intersects
-        # cheaply; alone, one would make PostgreSQL score a large part of the table. (Estimated statistics
-        # cannot tell a rare word from an absent one, so with them the pairs are always added.)
-        pairs = [f"({a} & {b})" for a, b in combinations(common[:4], 2)]
-        clauses += pairs or common[:1]
-    rows = _ranked_rows(provider, owner, tq, clauses, present, dfs, names, n, avgdl, limit, with_dates)
-    if not rows and common and clauses != [*rare, common[0]]:
-        rows = _ranked_rows(provider, owner, tq, [*rare, common[0]], present, dfs, names, n, avgdl, limit, with_dates)
+        # cheaply. (Estimated statistics cannot tell a rare word from an absent one, so with them the pairs are
+        # always added.)
+        clauses += [f"({a} & {b})" for a, b in combinations(common[:4], 2)]
+    sc = _Scoring(provider, owner, tq, present, dfs, names, n, avgdl)
+    # A small corpus over a large index (pinned facts over every fact, one owner's rows among many) is cheaper
+    # to walk row by row than through the words' index entries, of which only one in ``scale`` is its own:
+    # then one pass ranks every row holding an informative word or the rarest common one.
+    if scale and n < sum(dfs[lx] for lx in [*rare, *common[:1]]) * scale:
+        return _ranked_rows(sc, [*clauses, *common[:1]], limit, with_dates, walk=True)
+    rows = _ranked_rows(sc, clauses, limit, with_dates) if clauses else []
+    if len(rows) < limit and common and (scale or not rows):
+        # Too few rows hold an informative word: rows holding the rarest common word fill the list, after every
+        # row found by an informative word. In a large table they are taken as stored, not ranked among
+        # themselves (that would score a large part of the table again).
+        need = limit - len(rows)
+        fill = _ranked_rows(sc, [common[0]], need, with_dates, exclude=clauses, ranked=not scale)
+        rows += sorted(fill, key=lambda r: (-r[1], r[0]))
     return rows
 
 
-def _ranked_rows(provider, owner, tq: TextQuery, clauses, present, dfs, names, n, avgdl, limit, with_dates):
-    field = provider.search_field
-    any_query = SearchQuery(" | ".join(clauses), search_type="raw", config="simple")
-    matched = provider.queryset(owner).filter(**{field: any_query})
-    matched_terms = [
-        Case(
-            When(
-                Q(**{field: SearchQuery(lx, search_type="raw", config="simple")}),
-                then=Value(tq.weights[lx] * _idf(n, dfs[lx])),
-            ),
-            default=Value(0.0),
-            output_field=FloatField(),
-        )
-        for lx in present
-    ]
+class BM25Score(Expression):
+    """The BM25-like score of one row as one flat SQL expression (no deep expression tree to build per question).
+
+    Σ weight × IDF over the query lexemes the row's tsvector holds (plus the IDF of a name-field value equal to
+    a query word), × (k1 + 1) / (1 + k1 × (1 − b + b × length / avgdl)), in double precision (numeric
+    arithmetic made scoring a large candidate set a quarter slower). Weights are passed as the shortest text
+    that reads back as the same double, so a score differs from the expression tree's by rounding only (ranks
+    and ties are the same). A weight or ``avgdl`` given as a string is a statement slot (see statements.py).
+    """
+
+    output_field = FloatField()
+
+    def __init__(self, field, lexemes: list[tuple[str, float]], name_field=None, names=(), *, avgdl: float | str):
+        super().__init__()
+        self.column = F(field) if isinstance(field, str) else field
+        self.name = (F(name_field) if isinstance(name_field, str) else name_field) if names else None
+        self.lexemes = [(lx, _decimal(w)) for lx, w in lexemes]  # plain lexemes (or slots): checked by the caller
+        self.names = [(str(t), _decimal(w)) for t, w in names]
+        self.scale = avgdl if isinstance(avgdl, str) else _decimal(K1 * B / float(avgdl))
+
+    def get_source_expressions(self):
+        return [self.column, self.name]
+
+    def set_source_expressions(self, exprs):
+        self.column, self.name = exprs
+
+    def as_sql(self, compiler, connection):
+        col, col_params = compiler.compile(self.column)
+        parts, params = [], []
+        for lx, weight in self.lexemes:
+            parts.append(f"CASE WHEN {col} @@ to_tsquery('simple'::regconfig, %s) THEN %s::float8 ELSE 0::float8 END")
+            params += [*col_params, lx, weight]
+        if self.name is not None:
+            name, name_params = compiler.compile(self.name)
+            for word, weight in self.names:
+                parts.append(f"CASE WHEN UPPER({name}::text) = UPPER(%s) THEN %s::float8 ELSE 0::float8 END")
+                params += [*name_params, word, weight]
+        total = " + ".join(parts) or "0::float8"
+        norm = f"(1::float8 + ({K1 * (1 - B)!r}::float8 + (%s::float8 * length({col}))))"
+        return f"((({total}) * {K1 + 1!r}::float8) / {norm})", [*params, self.scale, *col_params]
+
+
+def _decimal(value) -> str:
+    """A weight as the exact decimal text of the float (what a SQL literal of ``repr`` held); slots pass."""
+    return value if isinstance(value, str) else repr(float(value))
+
+
+@dataclass
+class _Scoring:
+    """What scoring one question against one provider's corpus needs (see _scored_rows)."""
+
+    provider: RecallProvider
+    owner: object
+    tq: TextQuery
+    present: list[str]  # the question's lexemes the corpus holds
+    dfs: dict[str, int]
+    names: dict[str, int]
+    n: int
+    avgdl: float
+
+
+def _ranked_rows(sc: _Scoring, clauses, limit, with_dates, *, exclude=(), ranked=True, walk=False):
+    """The ``limit`` best rows holding any of ``clauses`` (none of ``exclude``): (pk, score[, date]) each.
+
+    ``ranked=False`` takes the first ``limit`` matching rows as stored (scored, but not ordered by score);
+    ``walk=True`` tests the provider's rows one by one instead of looking the words up in the index. The SQL is
+    written once per provider and shape (statements.py); a question only passes its values.
+    """
+    provider, owner, tq, n, names = sc.provider, sc.owner, sc.tq, sc.n, sc.names
+    if not getattr(owner, "is_authenticated", False):
+        return []
+    lexemes = [(lx, tq.weights[lx] * _idf(n, sc.dfs[lx])) for lx in sc.present if lx.isalnum()]
     # A name field (speaker, subject) counts as part of the document: a query word equal to it adds its IDF.
-    for t in [t for t in tq.terms if t in names] if provider.name_field else []:
-        matched_terms.append(
-            Case(
-                When(Q(**{f"{provider.name_field}__iexact": t}), then=Value(_idf(n, names[t]))),
-                default=Value(0.0),
-                output_field=FloatField(),
-            )
-        )
-    total = matched_terms[0]
-    for expr in matched_terms[1:]:
-        total = total + expr
-    length = Func(F(field), function="length", output_field=FloatField())
-    norm = Value(K1 * (1 - B)) + Value(K1 * B / avgdl) * length
-    score = total * Value(K1 + 1) / (Value(1.0) + norm)
-    ranked = matched.annotate(bm25=score).order_by("-bm25", "pk")
+    name_terms = [(t, _idf(n, names[t])) for t in tq.terms if t in names] if provider.name_field else []
     hydrated = _HYDRATED.get()
-    if hydrated is not None and hasattr(provider, "select") and hasattr(provider, "item"):
-        # Fetch the columns the context block needs with the ranking itself: one round trip, not two.
-        rows = list(provider.select(ranked)[:limit])
-        hydrated.update({(provider.kind, r.pk): provider.item(r) for r in rows})
-        if with_dates:
-            return [(r.pk, r.bm25, _path_value(r, provider.date_field)) for r in rows]
-        return [(r.pk, r.bm25) for r in rows]
-    columns = ["pk", "bm25"] + ([provider.date_field] if with_dates else [])
-    return list(ranked.values_list(*columns)[:limit])
+    hydrate = hydrated is not None and hasattr(provider, "row_item")
+    shape = (len(lexemes), len(name_terms), bool(exclude), ranked, walk, with_dates, hydrate)
+    st = statements.statement(
+        (type(provider), provider.search_field, *shape), lambda sentinel: _ranking_queryset(provider, sentinel, *shape)
+    )
+    values = {
+        statements.OWNER_SLOT: owner.pk,
+        "any": " | ".join(clauses),
+        "not": " | ".join(exclude),
+        "scale": _decimal(K1 * B / sc.avgdl),
+    }
+    for i, (lx, weight) in enumerate(lexemes):
+        values[f"lx{i}"], values[f"w{i}"] = lx, _decimal(weight)
+    for i, (word, weight) in enumerate(name_terms):
+        values[f"nm{i}"], values[f"nw{i}"] = word, _decimal(weight)
+    rows = st.rows(values, limit)
+    if hydrate:
+        # The columns the context block needs came with the ranking itself: one round trip, not two.
+        hydrated.update({(provider.kind, r["pk"]): provider.row_item(r) for r in rows})
+    if with_dates:
+        return [(r["pk"], r["bm25"], r[provider.date_field]) for r in rows]
+    return [(r["pk"], r["bm25"]) for r in rows]
 
 
-def _path_value(obj, path: str):
-    for part in path.split("__"):
-        obj = getattr(obj, part, None)
-    return obj
+def _ranking_queryset(provider, owner, n_lexemes, n_names, exclude, ranked, walk, with_dates, hydrate):
+    """The ranking statement of one shape, with slots for everything a question varies (see _ranked_rows)."""
+    field = provider.search_field
+    any_query = SearchQuery(statements.slot("any"), search_type="raw", config="simple")
+    if walk:
+        unindexed = Func(F(field), any_query, template="(%(expressions)s) IS TRUE", arg_joiner=" @@ ")
+        matched = provider.queryset(owner).filter(ExpressionWrapper(unindexed, output_field=BooleanField()))
+    else:
+        matched = provider.queryset(owner).filter(**{field: any_query})
+    if exclude:
+        not_query = SearchQuery(statements.slot("not"), search_type="raw", config="simple")
+        matched = matched.exclude(**{field: not_query})
+    score = BM25Score(
+        field,
+        [(statements.slot(f"lx{i}"), statements.slot(f"w{i}")) for i in range(n_lexemes)],
+        provider.name_field,
+        [(statements.slot(f"nm{i}"), statements.slot(f"nw{i}")) for i in range(n_names)],
+        avgdl=statements.slot("scale"),
+    )
+    ranked_qs = matched.annotate(bm25=score).order_by(*(("-bm25", "pk") if ranked else ()))
+    columns = ["pk", "bm25", *([provider.date_field] if with_dates else []), *(provider.row_fields if hydrate else ())]
+    return ranked_qs.values_list(*dict.fromkeys(columns))
 
 
-# Whether the last document frequencies came from statistics (estimates) rather than counts.
-_ESTIMATED: ContextVar[bool] = ContextVar("recall_df_estimated", default=False)
+# Rows of the indexed table per corpus row when the last document frequencies came from statistics (estimates),
+# 0.0 when they were counted.
+_INDEX_SCALE: ContextVar[float] = ContextVar("recall_index_scale", default=0.0)
 # Items hydrated by the ranking query during one search_provider call ({(kind, pk): RecallItem}).
 _HYDRATED: ContextVar[dict | None] = ContextVar("recall_hydrated", default=None)
 
@@ -332,6 +447,7 @@ def expanded_query(provider: RecallProvider, owner, tq: TextQuery, hits: list[Ra
     arrays = (
         provider.queryset(owner)
         .filter(pk__in=top)
+        .order_by()
         .values_list(
             Func(F(field), function="tsvector_to_array", output_field=ArrayField(models.TextField())), flat=True
         )
@@ -392,14 +508,16 @@ def contextual_ranking(
     Providers without neighbours or anchors (facts, episodes) get plain full text.
     """
     tq = text_query(query)
-    hits = fulltext_ranking(provider, owner, tq, CONTEXT_DEPTH)
     neighbours = getattr(provider, "neighbours", None)
+    # Only hits that pass their score on (to neighbours, via expansion) need the deeper list.
+    depth = CONTEXT_DEPTH if neighbours is not None else limit
+    hits = fulltext_ranking(provider, owner, tq, depth)
     # Expansion is for conversation turns (fragments that name a thing in one turn and talk about it in
     # another); a fact or an episode already states its subject, and expanding it only costs a round trip.
     if expand and hits and neighbours is not None:
         expanded = expanded_query(provider, owner, tq, hits)
         if expanded is not tq:
-            hits = fulltext_ranking(provider, owner, expanded, CONTEXT_DEPTH)
+            hits = fulltext_ranking(provider, owner, expanded, depth)
     anchored = anchored_scores(provider, owner, tq) if anchors and hasattr(provider, "evidence_refs") else {}
     if not hits and not anchored:
         return []

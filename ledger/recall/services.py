@@ -18,6 +18,7 @@ from django_q.tasks import async_task
 
 from ledger import services as ledger_services
 from ledger.models import Entity, Evidence, IdentityOverride
+from ledger.recall import blockcache
 from ledger.recall.embeddings import Backend, current_backend
 from ledger.recall.gate import GateDecision, heuristic_gate, llm_gate, topic_query
 from ledger.recall.models import Anchor, Embedding, Usage
@@ -232,7 +233,7 @@ def recall_context(
     )
     if not feedback:
         return result
-    cache.set(
+    blockcache.put(
         key,
         {
             "gate": decision.as_dict(),

@@ -56,10 +56,8 @@ def test_date_windows_never_fail_and_windows_are_ordered(text):
 
 # --- On PostgreSQL --------------------------------------------------------------------------------------
 @pytest.fixture(autouse=True)
-def _fresh_stats():
-    search.forget_stats()
-    yield
-    search.forget_stats()
+def _fresh_stats(fresh_recall):
+    """Corpus statistics and cached blocks start empty in every test of this module."""
 
 
 def turns_on(user, day: dt.date, lines: list[tuple[str, str]]):

@@ -18,10 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _fresh_stats():
-    search.forget_stats()
-    yield
-    search.forget_stats()
+def _fresh_stats(fresh_recall):
+    """Corpus statistics and cached blocks start empty in every test of this module."""
 
 
 def say(conversation, index, speaker, text):
