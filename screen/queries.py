@@ -21,6 +21,20 @@ def local_today(owner) -> date:
     return timezone.now().astimezone(user_timezone(owner)).date()
 
 
+def opening_day(owner) -> date:
+    """The day the Timeline opens on: today, or the latest earlier day with events when today has none yet."""
+    today = local_today(owner)
+    latest = (
+        ScreenEvent.objects.owned_by(owner)
+        .filter(local_date__lte=today)
+        .exclude(status=ScreenEvent.Status.REJECTED)
+        .order_by("-local_date")
+        .values_list("local_date", flat=True)
+        .first()
+    )
+    return latest or today
+
+
 def parse_date(value: str | date | None, owner) -> date:
     if value is None or value == "":
         return local_today(owner)

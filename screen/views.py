@@ -21,7 +21,7 @@ from screen.rollup import day_rollup, rollup_lines
 def _timeline_context(request, form: FilterForm) -> dict:
     owner = request.user
     data = form.cleaned_data if form.is_valid() else {}
-    day = data.get("date") or queries.local_today(owner)
+    day = data.get("date") or queries.opening_day(owner)
     event_type, status = data.get("type") or "", data.get("status") or ""
     events = queries.decorate(list(queries.events_for_day(owner, day, event_type=event_type, status=status)), owner)
     return {

@@ -50,6 +50,19 @@ def test_timeline_shows_a_day_of_event_cards(auth_client, user):
     assert 'id="screen-source"' in html
 
 
+def test_timeline_opens_on_the_latest_day_with_events_when_today_has_none(auth_client, user):
+    _event(user)  # on 2026-06-08, long before today
+    html = auth_client.get(reverse("screen:timeline")).content.decode()
+    assert "Riftfall ranked match: victory" in html and "June 8, 2026" in html
+
+
+def test_timeline_opens_on_today_when_nothing_was_recorded_yet(auth_client, user):
+    from screen.queries import local_today
+
+    html = auth_client.get(reverse("screen:timeline")).content.decode()
+    assert "No screen events on this day" in html and f"{local_today(user):%B} {local_today(user).day}" in html
+
+
 def test_timeline_htmx_filter_returns_only_the_events_partial(auth_client, user):
     _event(user)
     resp = auth_client.get(
