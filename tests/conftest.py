@@ -13,6 +13,7 @@ from tests.factories import PASSWORD, UserFactory
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +22,6 @@ def _same_fake_data_every_run(request):
     import factory.random
 
     factory.random.reseed_random(request.node.nodeid)
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 @pytest.fixture
