@@ -90,6 +90,9 @@ def statement(key: tuple, build: Callable[[Any], QuerySet], *, outer: str = "", 
         if outer:
             st = Statement(sql, slots, list(columns), {})
         else:
+            if (True, OWNER_SLOT) not in slots:
+                # A statement that returns rows must be scoped to its owner, whoever runs it next.
+                raise ValueError(f"recall statement {key!r} does not filter by its owner")
             selected = compiler.select[: compiler.col_count]  # (expression, sql, alias): in the statement's order
             fields = [expr for expr, _sql, _alias in selected]
             names = [alias for _expr, _sql, alias in selected]

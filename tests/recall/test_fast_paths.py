@@ -296,3 +296,11 @@ def test_one_owners_few_rows_among_many_are_walked_with_the_same_statement_rules
     assert walked == [True]
     assert {r.ref_id for r in ranked} == {f.pk for f in mine}  # every own garden row, no other owner's
     assert ranked[0].ref_id == mine[7].pk  # the rare word's row first
+
+
+def test_a_row_statement_that_does_not_filter_by_its_owner_is_refused():
+    from ledger.recall import statements
+
+    with pytest.raises(ValueError, match="does not filter by its owner"):
+        statements.statement(("unscoped-test",), lambda owner: Fact.objects.values_list("content"))
+    assert ("unscoped-test",) not in statements._statements
