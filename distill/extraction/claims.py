@@ -90,8 +90,11 @@ _HYPERBOLE = re.compile(
 )
 
 # --- media quotes -----------------------------------------------------------------------------------------
+# A media noun, not the same word as a verb ("we didn't book anything", "I'll play the cello").
+_NOT_AFTER_VERB_SLOT = r"(?<!\bto )(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!'ll )(?<!n't )(?<!\bwill )(?<!\bcan )"
 _MEDIA = re.compile(
-    r"\b(?:show|series|episode|season|sitcom|movie|film|trailer|book|novel|podcast|song|lyrics?|scene|character|"
+    _NOT_AFTER_VERB_SLOT
+    + r"\b(?:show|series|episode|season|sitcom|movie|film|trailer|book|novel|podcast|song|lyrics?|scene|character|"
     r"commercial|ad|meme|tv|cartoon|anime|play|musical|documentary|video)\b",
     re.IGNORECASE,
 )
@@ -286,7 +289,18 @@ def has_finite_verb(text: str) -> bool:
             last = i == len(words) - 1
             if "NOUN" not in readings(low) or (not last and prev not in _DETERMINERS and _is_nominal(words[i - 1])):
                 return True
+        if i > 0 and _base_verb_on_object(words[i - 1], low, nxt):
+            return True
     return False
+
+
+def _base_verb_on_object(before: str, word: str, nxt: str) -> bool:
+    """ "Long walks help me", "friends keep us sane": a plural noun phrase, a present verb, an object pronoun.
+    Not an infinitive or an imperative ("to keep me", "please help me")."""
+    if nxt.lower() not in ("me", "us", "them", "him") or "VERB" not in readings(word):
+        return False
+    before = before.lower()
+    return before not in _DETERMINERS | {"to", "please", "let", "and", "or"} and _is_nominal(before)
 
 
 def _verb_after_subject(words: list[str], j: int) -> bool:
@@ -428,3 +442,26 @@ def _passing(text: str, kind: str) -> Shape | None:
     if not _DURABLE_MARKER.search(text) and kind not in ("health",) + _PLAN_KIND:
         return Shape(REVIEW, "ongoing activity, not a lasting fact")
     return None
+
+
+_HABIT_SUBJECT = re.compile(
+    r"^(?:i|we)\s+(?:(?:don't|do not|never|always|usually|often|still|also|really|mostly)\s+)*([a-z]+)\s+(\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def habitual_present(clause: str) -> bool:
+    """ "I keep bees", "we don't own a car", "I speak Dutch": a first-person present simple verb (its base form,
+    not an auxiliary) with a noun object. The simple present states a habit or a state, not a passing event."""
+    m = _HABIT_SUBJECT.match(clause.strip(" .!"))
+    if not m:
+        return False
+    verb, rest = m.group(1).lower(), m.group(2).split()
+    if verb == "have" and not (rest[0].lower() in _DETERMINERS or rest[0].isdigit() or _is_nominal(rest[0])):
+        return False  # "I have been…", "I have to…": an auxiliary, not possession
+    if verb != "have" and (verb in _AUXILIARY or verb not in getAllLemmas(verb).get("VERB", ())):
+        return False
+    return rest[0].lower() not in _VAGUE_WORDS and rest[-1].lower() not in _VAGUE_WORDS
+
+
+_VAGUE_WORDS = set("it this that these those them him her you me us one there here so to".split())

@@ -59,10 +59,16 @@ def reframe(clause: str, sentence: str, *, has_subject: bool, named: bool) -> tu
         return restored, IMPLICIT_SUBJECT
     if fronted_first_person(clause):
         return clause, FRONTED
-    if (not named or readings(clause.split()[0].split("'")[0])) and possessive_predicate(clause):
+    first = clause.split()[0].split("'")[0]
+    if (not named or readings(first) or _gerund(first)) and possessive_predicate(clause):
         # "Painting's my escape": a capitalised first word that is an English word, not only a name.
         return clause, POSSESSIVE
     return clause, ""
+
+
+def _gerund(word: str) -> bool:
+    """ "Birdwatching", "Kitesurfing": an -ing word the dictionary lacks is an activity, not a person's name."""
+    return len(word) > 6 and word.lower().endswith("ing")
 
 
 def recent_turns(conv: ConversationIn, pos: int, wearer: str) -> tuple[list[str], set[str]]:
@@ -206,8 +212,8 @@ def possessive_predicate(clause: str) -> bool:
             or has_finite_verb(text)
         ):
             return False
-        if verb in _COPULAS or _present_verb(verb):
-            return bool(_SPEAKER_IN_PREDICATE.match(" ".join(words[k + 1 :])))
+        if (verb in _COPULAS or _present_verb(verb)) and _SPEAKER_IN_PREDICATE.match(" ".join(words[k + 1 :])):
+            return True  # else the verb may still be a noun of a longer subject ("Long climbs … keep me calm")
     return False
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from distill.extraction import claims, context
+from distill.extraction import claims, context, decisions
 from distill.extraction.base import (
     Candidate,
     ConversationIn,
@@ -171,10 +171,12 @@ _TALK_VERBS = re.compile(
 )
 
 
-def _plain_statement(clause: str) -> bool:
+def _plain_statement(clause: str, *, short_ok: bool = False) -> bool:
     if _TALK_VERBS.match(clause) or _HEDGE.search(clause) or _HYPOTHETICAL.search(clause):
         return False
-    if len(_content_tokens(clause)) < 3 or not claims.has_finite_verb(clause):
+    # Two content words are enough for a habit or state ("I keep bees", "Gardening matters to me").
+    least = 2 if short_ok or claims.habitual_present(clause) else 3
+    if len(_content_tokens(clause)) < least or not claims.has_finite_verb(clause):
         return False
     shape = claims.assess(clause)
     return shape is None or shape.verdict == claims.REVIEW  # capped at review either way
@@ -212,13 +214,6 @@ _REPORTED = re.compile(
     re.IGNORECASE,
 )
 _NEGATED_PLAN = re.compile(r"\b(not gonna|not going to|won't|will not|never gonna)\b", re.IGNORECASE)
-_CANCEL = re.compile(
-    r"\b(cancel\w*|call(?:ed)? (?:it )?off|can't make it|can't do|not happening|never ?mind|scratch that|"
-    r"push(?:ed)? it|postpon\w*|reschedul\w*|rain check|is off|'s off|instead|moved (?:it|the \w+) to|"
-    r"not anymore|no longer|change of plans?|let's push)\b",
-    re.IGNORECASE,
-)
-
 _FIRST_PERSON = re.compile(
     r"^(i|i'm|i am|i've|i have|i'll|i will|i was|my|we|we're|we've|we'll|we were|our)\b", re.IGNORECASE
 )
@@ -227,6 +222,9 @@ _NAMED_SUBJECT = re.compile(
     r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'s| is| has| was| will| works| lives| moved| got| starts| started| "
     r"just| finally| already)\b"
 )
+
+
+_SPEAKER_WORD = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
 
 
 def _content_tokens(text: str) -> set[str]:
@@ -257,7 +255,7 @@ class DeterministicExtractor(Extractor):
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
         wearer = (day.wearer_name or "The user").split()[0]
-        later_texts = _later_texts(day.conversations)
+        later_texts = decisions.later_texts(day.conversations)
         for ci, conv in enumerate(day.conversations):
             names = _resolve_speakers(conv, wearer)
             for pos, utt in enumerate(conv.utterances):
@@ -315,6 +313,9 @@ class DeterministicExtractor(Extractor):
         )
         if qa is not None:
             found.append((qa, False))
+        agreed = decisions.agreed_proposal(conv, pos, utt, wearer, names)
+        if agreed is not None:
+            found.append((agreed, False))
         for intro in self._from_introduction(text, utt, wearer, names, wearer_guess=wearer_guess):
             found.append((intro, False))
         for cand, conditional in found:
@@ -334,7 +335,11 @@ class DeterministicExtractor(Extractor):
             if whole_quoted and _REPORTED.search(utt.text):
                 cand.extraction_confidence *= 0.3
                 cand.flags.append("near quoted speech")
-            if cand.kind in ("plan", "commitment", "decision") and _cancelled_later(cand, later):
+            # The reply that agreed to a proposal is part of it, not a later change of mind.
+            after = later[1:] if cand.ceiling_reason == decisions.AGREED else later
+            if cand.kind in ("plan", "commitment", "decision") and decisions.cancelled_later(
+                cand.content, after, _content_tokens
+            ):
                 cand.extraction_confidence *= 0.4
                 cand.flags.append("cancelled later the same day")
             cand.extraction_confidence = round(min(cand.extraction_confidence, 0.99), 3)
@@ -493,6 +498,10 @@ class DeterministicExtractor(Extractor):
                 attribution, person = "user", ""
             else:
                 attribution, person = "third_party", m.group(1)
+            if _SPEAKER_WORD.search(clause):
+                # "Dana is my sister": the speaker's words point at the speaker, who must be known.
+                if not (wearer if utt.is_wearer else names.get(utt.speaker_name, "")):
+                    return None
 
         kind, confidence, importance = _classify(clause)
         if kind == "relationship" and not _RELATION_FACT.search(clause):
@@ -501,7 +510,11 @@ class DeterministicExtractor(Extractor):
         if kind == "preference" and not _preference_is_predicate(clause):
             # "my love for dance", "lots of love": the word is a noun here, not the speaker's taste.
             kind, confidence, importance = _classify(clause, skip=("preference",))
-        if kind is None and (grammatical in ("first", "second") or reframed) and _plain_statement(clause):
+        if (
+            kind is None
+            and (grammatical in ("first", "second") or reframed)
+            and _plain_statement(clause, short_ok=reframed == context.POSSESSIVE)
+        ):
             # Outside the lexicon of memorable kinds, a plain, well-formed statement about a person is still a
             # plausible fact: it waits in review, never accepted on this path alone.
             kind, confidence, importance = "other", GENERAL_STATEMENT, "low"
@@ -524,6 +537,8 @@ class DeterministicExtractor(Extractor):
             content = (
                 render(clause, display_name, grammatical, speaker=speaker, addressee=addressee)
                 if grammatical != "third"
+                else render(clause, speaker, "first")
+                if _SPEAKER_WORD.search(clause)
                 else _sentence(clause)
             )
         name_tokens = {w.lower() for w in display_name.split()}
@@ -773,21 +788,3 @@ def _capture_confidence(raw: str, cleaned: str) -> float:
     if len(cleaned.split()) < 4:
         conf -= 0.1
     return round(max(0.3, min(conf, 0.95)), 3)
-
-
-def _later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str]]:
-    out = []
-    for ci, conv in enumerate(conversations):
-        for pos, utt in enumerate(conv.utterances):
-            out.append((ci, pos, clean(utt.text)))
-    return out
-
-
-def _cancelled_later(cand: Candidate, later: list[str]) -> bool:
-    """A plan is doubtful when a later utterance the same day cancels or moves something sharing its terms."""
-    name = cand.content.split()[0].lower().strip("'s")
-    key_terms = {t for t in _content_tokens(cand.content) if len(t) > 3 and t != name}
-    for text in later:
-        if _CANCEL.search(text) and key_terms & _content_tokens(text):
-            return True
-    return False

@@ -45,6 +45,7 @@ _SELF_INTRO = re.compile(
     rf"(?:^|[.!?,]\s+|\b(?i:hi|hey|hello|yes|yeah|please)[,!]?\s+)(?i:it's|it is|this is|my name is|call me|i'm|i am)\s+"
     rf"{_TITLE}?([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')"
 )
+_TITLED = re.compile(rf"(?:^|[.!?]\s+){_TITLE}([A-Z][a-z]+)[,!?.]")
 # The wearer greeting or thanking someone by name, titles allowed: "Hi Mr. Brennan", "thanks, Dr. Cho".
 _GREETING = re.compile(rf"\b(?i:hi|hey|hello|thanks|thank you|bye|morning)[,!]?\s+{_TITLE}?([A-Z][a-z]+)\b")
 
@@ -69,9 +70,17 @@ def _addressee(text: str, wearer: str) -> str:
     for pattern in (_VOCATIVE_LEAD, _VOCATIVE_TAIL):
         for m in pattern.finditer(cleaned):
             name = m.group(1)
+            if pattern is _VOCATIVE_LEAD and _imperative(name):
+                continue
             if _name_like(name) and name.lower() != wearer.lower():
                 return name
     return ""
+
+
+def _imperative(word: str) -> bool:
+    """A sentence-initial word that can be a verb is more likely an order ("Stop, you'll make me cry", "Look,
+    …") than a name; names said first still count from a greeting or a closing vocative."""
+    return "VERB" in claims.readings(word)
 
 
 def _name_like(word: str) -> bool:
@@ -125,7 +134,8 @@ def _resolve_speakers(conv: ConversationIn, wearer: str) -> SpeakerNames:
             if 0 <= j < len(utts) and utts[j].is_wearer:
                 text = clean(utts[j].text)
                 # A trailing vocative ("..., Petra!") is a safer name than a leading word.
-                found = [(m.group(1), 1) for m in _VOCATIVE_LEAD.finditer(text)]
+                found = [(m.group(1), 1) for m in _VOCATIVE_LEAD.finditer(text) if not _imperative(m.group(1))]
+                found += [(m.group(1), 3) for m in _TITLED.finditer(text)]  # "Mrs. Ortiz!": surely a name
                 found += [(m.group(1), 2) for m in _VOCATIVE_TAIL.finditer(text)]
                 found += [(m.group(1), 2) for m in _GREETING.finditer(text)]
                 for name, weight in found:

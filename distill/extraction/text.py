@@ -35,7 +35,7 @@ def clean(text: str) -> str:
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE = re.compile(
-    r"[;:]\s+|\s+[-–—]+\s+|\s+(?=(?:and|but)\s+(?:it|it's|that's|he|he's|she|she's|they|they're|i|i'm|i've)\s)|,\s+(?=(?:so|and|but|because|which|though)\b)|,\s+(?=(?:i|i'm|i've|i'll|my|we|we're|you're|you'll)\b)"
+    r"[;:]\s+|\s+[-–—]+\s+|\s+(?=(?:and|but)\s+(?:it|it's|that's|he|he's|she|she's|they|they're|i|i'm|i've)\s)|,\s+(?=(?:so|and|but|because|which|though)\b)|,\s+(?=(?:i|i'm|i've|i'll|my|we|we're|you're|you'll)\b)|,\s+(?=that(?:'s|\s+is|\s+was)\s)"
     r"|,\s+(?=(?:is|are|do|does|did|can|could|will|would|was|were|have|has)\s+(?:that|it|this|there|you|he|she|they|"
     r"we|i)\b)",
     re.IGNORECASE,

@@ -1,0 +1,114 @@
+"""Decisions made together, and plans undone later the same day.
+
+One speaker proposes ("Let's move the launch to March"), the other agrees in the next
+turn ("Deal."). When the wearer is one of the two, that is a decision of the wearer's, worth keeping, but the
+transcript only shows a proposal and a short reply: review, never accepted on this path.
+
+A proposal about the moment ("let's grab a coffee", "let's see", "let's do it") is no decision: a light verb, a
+pronoun for an object or a same-day time leaves it out, and so does a reply that is not a plain yes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from distill.extraction import claims
+from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
+from distill.extraction.text import _LEAD, _SENTENCE, clean
+
+AGREED = "a proposal the other speaker agreed to"
+REVIEW_CONFIDENCE = 0.7
+
+_LETS = r"(?:let['’]s|let us)\s+(?:just\b\s*)?,?\s*"
+_PROPOSAL = re.compile(rf"^{_LETS}(?:{_LETS})?(?P<rest>.+)$", re.IGNORECASE)
+_AGREEMENT = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|okay|ok|agreed|deal|done|absolutely|definitely|totally|fine|perfect|great|"
+    r"sounds good|sounds great|good idea|let's do it|works for me|i'm in)\b(?!\s*,?\s*(?:but|except|although))",
+    re.IGNORECASE,
+)
+# Verbs that make a proposal about the next few minutes, not a decision ("let's go", "let's grab lunch").
+_LIGHT_VERBS = set(
+    """be go get grab have do see try talk chat check look keep start stop wait take make think hear eat drink
+    sit stay come head call text meet walk catch hang play focus say put find ask leave turn pick hope""".split()
+)
+_PERSONAL = re.compile(r"\b(?:i|me|my|mine|you|your|yours|he|she|him|her|it|them)\b", re.IGNORECASE)
+
+
+def agreed_proposal(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict) -> Candidate | None:
+    """ "Let's cancel the Lisbon trip." / "Okay." → "<wearer> and <other> decided to cancel the Lisbon trip."
+    (for review), when the wearer proposed or agreed and the other speaker is in the very next turn."""
+    reply = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
+    if reply is None or reply.is_wearer == utt.is_wearer or not _AGREEMENT.match(clean(reply.text)):
+        return None
+    other = reply if utt.is_wearer else utt
+    if other.is_wearer or not (utt.is_wearer or reply.is_wearer):
+        return None
+    action = _proposed_action(clean(utt.text))
+    if not action:
+        return None
+    partner = names.get(other.speaker_name, "") or "others"
+    content = f"{wearer} and {partner} decided to {action}."
+    words = {w for w in re.findall(r"[a-z0-9]+", action.lower()) if len(w) > 2}
+    return Candidate(
+        subject="user",
+        predicate="decision:agreed",
+        args=sorted(words),
+        content=content,
+        kind="decision",
+        importance="normal",
+        extraction_confidence=REVIEW_CONFIDENCE,
+        capture_confidence=1.0,
+        attribution="user",
+        person="",
+        flags=["agreed in the next turn"],
+        ceiling="pending_review",
+        ceiling_reason=AGREED,
+    )
+
+
+def _proposed_action(text: str) -> str:
+    """The verb phrase of the turn's last "let's …" sentence, or "" when it is no decision."""
+    for sentence in reversed(_SENTENCE.split(text)):
+        sentence = _LEAD.sub("", sentence.strip()).strip()
+        if sentence.endswith("?"):
+            continue
+        m = _PROPOSAL.match(sentence.rstrip(" .!"))
+        if not m:
+            continue
+        action = re.sub(r"^(?:just|all|both)\s+", "", m.group("rest").strip(" ,")).replace(" our ", " their ")
+        words = action.split()
+        if len(words) < 2 or words[0].lower() in _LIGHT_VERBS or "VERB" not in claims.readings(words[0]):
+            return ""
+        if _PERSONAL.search(action) or re.search(r"[,;]", action):
+            return ""  # a pronoun nobody resolved, or a list of afterthoughts: too loose to keep
+        shape = claims.assess(f"we {action}", kind="decision")
+        if shape is not None and shape.verdict == claims.DROP:
+            return ""
+        return action
+    return ""
+
+
+# --- plans undone later the same day ---------------------------------------------------------------------------
+_CANCEL = re.compile(
+    r"\b(cancel\w*|call(?:ed)? (?:it )?off|can't make it|can't do|not happening|never ?mind|scratch that|"
+    r"push(?:ed)? it|postpon\w*|reschedul\w*|rain check|is off|'s off|instead|moved (?:it|the \w+) to|"
+    r"not anymore|no longer|change of plans?|let's push)\b",
+    re.IGNORECASE,
+)
+
+
+def later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str]]:
+    """(conversation, position, cleaned text) of every turn of the day, in order."""
+    return [
+        (ci, pos, clean(utt.text)) for ci, conv in enumerate(conversations) for pos, utt in enumerate(conv.utterances)
+    ]
+
+
+def cancelled_later(content: str, later: list[str], tokens: Callable[[str], set[str]]) -> bool:
+    """A plan is doubtful when a later utterance the same day cancels or moves something sharing its terms."""
+    if _CANCEL.search(content):
+        return False  # a plan to cancel something is confirmed, not undone, by talk of cancelling it
+    name = content.split()[0].lower().strip("'s")
+    key_terms = {t for t in tokens(content) if len(t) > 3 and t != name}
+    return any(_CANCEL.search(text) and key_terms & tokens(text) for text in later)
