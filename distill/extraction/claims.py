@@ -444,6 +444,7 @@ def _passing(text: str, kind: str) -> Shape | None:
     return None
 
 
+_VAGUE_ENDS = _PRONOUN_OBJECTS | set("you me us there here so to".split())
 _HABIT_SUBJECT = re.compile(
     r"^(?:i|we)\s+(?:(?:don't|do not|never|always|usually|often|still|also|really|mostly)\s+)*([a-z]+)\s+(\S.*)$",
     re.IGNORECASE,
@@ -457,11 +458,9 @@ def habitual_present(clause: str) -> bool:
     if not m:
         return False
     verb, rest = m.group(1).lower(), m.group(2).split()
-    if verb == "have" and not (rest[0].lower() in _DETERMINERS or rest[0].isdigit() or _is_nominal(rest[0])):
-        return False  # "I have been…", "I have to…": an auxiliary, not possession
-    if verb != "have" and (verb in _AUXILIARY or verb not in getAllLemmas(verb).get("VERB", ())):
-        return False
-    return rest[0].lower() not in _VAGUE_WORDS and rest[-1].lower() not in _VAGUE_WORDS
-
-
-_VAGUE_WORDS = set("it this that these those them him her you me us one there here so to".split())
+    if verb == "have":
+        if not (rest[0].lower() in _DETERMINERS or rest[0].isdigit() or _is_nominal(rest[0])):
+            return False  # "I have been…", "I have to…": an auxiliary, not possession
+    elif verb in _AUXILIARY or verb not in getAllLemmas(verb).get("VERB", ()):
+        return False  # not a verb, or not its base form ("baked" is an event)
+    return not {rest[0].lower(), rest[-1].lower()} & _VAGUE_ENDS

@@ -41,9 +41,7 @@ def agreed_proposal(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: st
     reply = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
     if reply is None or reply.is_wearer == utt.is_wearer or not _AGREEMENT.match(clean(reply.text)):
         return None
-    other = reply if utt.is_wearer else utt
-    if other.is_wearer or not (utt.is_wearer or reply.is_wearer):
-        return None
+    other = reply if utt.is_wearer else utt  # exactly one of the two turns is the wearer's
     action = _proposed_action(clean(utt.text))
     if not action:
         return None
