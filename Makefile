@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: up dev test lint format install install-dev browser bench clean-db
+.PHONY: up dev test lint format install install-dev browser bench clean-db docs
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,12 @@ format: $(VENV)/.installed-dev
 test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir "$${ALMANAC_HOME:-var}/site"
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# The documentation site on http://127.0.0.1:8001 (rebuilds on save).
+docs: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8001
 
 bench: $(VENV)/.installed-dev
 	for script in bench/*.py; do case $$script in bench/_*) ;; *) $(PY) $$script || exit 1;; esac; done
