@@ -22,33 +22,7 @@ from accounts.fields import EncryptedJSONField, EncryptedTextField
 from accounts.http import local_url
 from accounts.owned import OwnedModel, OwnedQuerySet
 from ledger import policy
-
-
-class Importance(models.TextChoices):
-    TRIVIAL = "trivial"
-    LOW = "low"
-    NORMAL = "normal"
-    HIGH = "high"
-    CRITICAL = "critical"
-
-
-class SubjectKind(models.TextChoices):
-    USER = "user"
-    THIRD_PARTY = "third_party"
-    UNKNOWN = "unknown"
-
-
-class Status(models.TextChoices):
-    ACCEPTED = "accepted"
-    PENDING = "pending"
-    PENDING_REVIEW = "pending_review"
-    CONTRADICTED = "contradicted"
-    REJECTED = "rejected"
-    DROPPED = "dropped"
-    RETRACTED = "retracted"
-    SUPERSEDED = "superseded"
-    TOMBSTONED = "tombstoned"
-    SOURCE_TOMBSTONED = "source_tombstoned"
+from ledger.choices import Importance, RefusalKind, Status, SubjectKind  # noqa: F401  (re-exported)
 
 
 # --- Commit log ---------------------------------------------------------------------------------------
@@ -359,11 +333,7 @@ class Refusal(OwnedModel):
     rejected), forgotten (same), forgotten_entity (blocks every claim naming that person, from any source).
     """
 
-    class Kind(models.TextChoices):
-        REJECTED = "rejected"
-        RETRACTED = "retracted"
-        FORGOTTEN = "forgotten"
-        FORGOTTEN_ENTITY = "forgotten_entity"
+    Kind = RefusalKind
 
     public_id = models.UUIDField(unique=True, editable=False)
     kind = models.CharField(max_length=20, choices=Kind.choices)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from ledger.choices import Importance, Status
+
 # Uses a caller can ask for.
 ANSWERS = "answers"
 ACTIONS = "actions"
@@ -16,22 +18,22 @@ AUDIT_DEBUG = "audit_debug"
 USES = (ANSWERS, ACTIONS, ANSWERS_WITH_DISCLAIMER, UNCERTAINTY_HISTORY, AUDIT_DEBUG)
 
 POLICY: dict[str, tuple[str, ...]] = {
-    "accepted": (ANSWERS, ACTIONS),
-    "pending": (ANSWERS_WITH_DISCLAIMER,),
-    "pending_review": (ANSWERS_WITH_DISCLAIMER,),
-    "contradicted": (UNCERTAINTY_HISTORY,),
-    "rejected": (AUDIT_DEBUG,),
-    "dropped": (),
-    "retracted": (),
-    "superseded": (),
-    "tombstoned": (),
-    "source_tombstoned": (),
+    Status.ACCEPTED: (ANSWERS, ACTIONS),
+    Status.PENDING: (ANSWERS_WITH_DISCLAIMER,),
+    Status.PENDING_REVIEW: (ANSWERS_WITH_DISCLAIMER,),
+    Status.CONTRADICTED: (UNCERTAINTY_HISTORY,),
+    Status.REJECTED: (AUDIT_DEBUG,),
+    Status.DROPPED: (),
+    Status.RETRACTED: (),
+    Status.SUPERSEDED: (),
+    Status.TOMBSTONED: (),
+    Status.SOURCE_TOMBSTONED: (),
 }
 STATUSES = tuple(POLICY)
 
 # Held as (possibly) true: shown in answers, in some form.
-ACTIVE_STATUSES = ("accepted", "pending", "pending_review")
-PENDING_STATUSES = ("pending", "pending_review")
+ACTIVE_STATUSES = (Status.ACCEPTED, Status.PENDING, Status.PENDING_REVIEW)
+PENDING_STATUSES = (Status.PENDING, Status.PENDING_REVIEW)
 # Statuses whose row is no longer held as true: ``retired_at`` is set when a fact enters one.
 RETIRED_STATUSES = tuple(s for s in STATUSES if s not in ACTIVE_STATUSES)
 
@@ -41,8 +43,8 @@ ACTION_KINDS = ("reversible", "irreversible")
 BANDS = (("certain", 0.9), ("high", 0.75), ("medium", 0.5), ("low", 0.0))
 BAND_FLOOR = {name: floor for name, floor in BANDS}
 
-IMPORTANCE_WEIGHT = {"trivial": 0.1, "low": 0.25, "normal": 0.5, "high": 0.75, "critical": 1.0}
-IMPORTANCE_ORDER = ("trivial", "low", "normal", "high", "critical")
+IMPORTANCE_ORDER = tuple(Importance.values)  # least to most important
+IMPORTANCE_WEIGHT = dict(zip(IMPORTANCE_ORDER, (0.1, 0.25, 0.5, 0.75, 1.0), strict=True))
 
 UNCERTAINTY_REASONS = (
     "single_source",
@@ -78,7 +80,7 @@ def can_use_for_action(status: str, kind: str = "reversible") -> bool:
     if kind not in ACTION_KINDS:
         raise ValueError(f"Unknown action kind {kind!r}; expected reversible or irreversible")
     if kind == "irreversible":
-        return status == "accepted"
+        return status == Status.ACCEPTED
     return ACTIONS in POLICY.get(status, ())
 
 
@@ -110,9 +112,9 @@ def disclaimers(
     out: list[str] = []
     if status in PENDING_STATUSES:
         out.append("Unconfirmed: not yet reviewed.")
-    if status == "contradicted":
+    if status == Status.CONTRADICTED:
         out.append("Contradicted by newer evidence; kept as history.")
-    if status == "rejected":
+    if status == Status.REJECTED:
         out.append("Rejected; shown for audit only.")
     if subject_kind == "third_party":
         out.append(f"About {subject_name or 'someone else'}, not you.")
@@ -155,8 +157,8 @@ def timeout_decision(*, status: str, veracity: float, capture_confidence: float,
     if status not in PENDING_STATUSES:
         return status, ""
     if veracity >= BAND_FLOOR["high"] and capture_confidence >= BAND_FLOOR["medium"] and importance != "critical":
-        return "accepted", "accepted-by-timeout"
-    return "dropped", "dropped-by-timeout"
+        return Status.ACCEPTED, "accepted-by-timeout"
+    return Status.DROPPED, "dropped-by-timeout"
 
 
 # Predicates that hold one value at a time per subject: a different value is a conflict, not a second fact.

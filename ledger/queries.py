@@ -9,7 +9,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from ledger import hashing, policy, values
-from ledger.models import Commit, CommitRef, Entity, Episode, Fact, FactVersion, Refusal
+from ledger.models import Commit, CommitRef, Entity, Episode, Fact, FactVersion, Refusal, Status
 
 ACTIVE = policy.ACTIVE_STATUSES
 
@@ -270,10 +270,10 @@ def find_similar(
 
 def find_supporting(*, owner, content: str, threshold: float = hashing.PARAPHRASE_THRESHOLD) -> Fact | None:
     """An accepted fact that supports ``content`` ("supported by an active memory"), or None."""
-    exact = find_by_text(owner=owner, content=content, statuses=("accepted",))
+    exact = find_by_text(owner=owner, content=content, statuses=(Status.ACCEPTED,))
     if exact:
         return exact
-    found = find_similar(owner=owner, content=content, threshold=threshold, statuses=("accepted",), limit=1)
+    found = find_similar(owner=owner, content=content, threshold=threshold, statuses=(Status.ACCEPTED,), limit=1)
     return found[0][0] if found else None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from enum import StrEnum
 from functools import wraps
 
 from django.conf import settings
@@ -25,6 +26,7 @@ from ledger.models import (
     Fact,
     Refusal,
     RefusalHit,
+    Status,
 )
 from ledger.validation import check_choice, check_owner, clamp01
 
@@ -49,9 +51,20 @@ class EvidenceIn:
     details: dict = field(default_factory=dict)
 
 
+class Outcome(StrEnum):
+    """What ``propose_fact`` did with a claim."""
+
+    ADMITTED = "admitted"
+    CORROBORATED = "corroborated"  # an active fact already said this: evidence added
+    DUPLICATE = "duplicate"  # the same evidence again: nothing written
+    REFUSED = "refused"  # a lasting refusal
+    ESCALATED = "escalated"  # conflicts with a held fact: admitted for review
+    CONTRADICTED = "contradicted"  # weaker than the held fact: admitted as contradicted
+
+
 @dataclass
 class ProposeResult:
-    outcome: str  # admitted | corroborated | duplicate | refused | escalated | contradicted
+    outcome: Outcome
     fact: Fact | None = None
     commit_id: str = ""
     refusal: RefusalCheck = field(default_factory=RefusalCheck)
@@ -60,7 +73,7 @@ class ProposeResult:
 
     @property
     def admitted(self) -> bool:
-        return self.outcome in ("admitted", "escalated", "contradicted")
+        return self.outcome in (Outcome.ADMITTED, Outcome.ESCALATED, Outcome.CONTRADICTED)
 
 
 @dataclass
@@ -179,7 +192,7 @@ def propose_fact(
     source_label: str = "",
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
-    status: str = "pending_review",
+    status: str = Status.PENDING_REVIEW,
     reason: str = "",
     author: str = "extractor",
     author_label: str = "",
@@ -244,11 +257,11 @@ def propose_fact(
             )[0],
         )
         logger.info("ledger: claim refused (%s) -> decision %s", check.matched_on, check.decision_commit_id[:12])
-        return ProposeResult("refused", refusal=check)
+        return ProposeResult(Outcome.REFUSED, refusal=check)
 
     if check.previously_rejected:
         # A change stated after the rejection: back to review only, the earlier rejection shown beside it.
-        status, reason = "pending_review", "changed-since-rejection"
+        status, reason = Status.PENDING_REVIEW, "changed-since-rejection"
         evidence_list = [_with_previous_rejection(ev, check) for ev in evidence_list]
 
     # Duplicates: the same claim about the same subject, already held.
@@ -259,7 +272,7 @@ def propose_fact(
         existing = _find_duplicate(owner, pkey, content, subject, person)
         if existing is not None:
             if on_duplicate == "skip" or not evidence_list:
-                return ProposeResult("duplicate", fact=existing, refusal=check)
+                return ProposeResult(Outcome.DUPLICATE, fact=existing, refusal=check)
             result = commit(
                 owner=owner,
                 mutations=[_evidence_mutation(ev, str(existing.public_id)) for ev in evidence_list],
@@ -267,7 +280,7 @@ def propose_fact(
                 author_label=author_label,
             )
             return ProposeResult(
-                "corroborated", fact=_fact(owner, existing.public_id), commit_id=result.commit_id, refusal=check
+                Outcome.CORROBORATED, fact=_fact(owner, existing.public_id), commit_id=result.commit_id, refusal=check
             )
 
     muts: list[dict] = []
@@ -303,7 +316,7 @@ def propose_fact(
     for ev in evidence_list:
         muts.append(_evidence_mutation(ev, f"${fact_index}"))
 
-    outcome, held = "admitted", None
+    outcome, held = Outcome.ADMITTED, None
     is_exclusive = exclusive if exclusive is not None else predicate in policy.EXCLUSIVE_PREDICATES
     if is_exclusive and status in policy.ACTIVE_STATUSES and arguments:
         held = _conflicting_fact(owner, subject, person, predicate, content, arguments)
@@ -315,12 +328,12 @@ def propose_fact(
                 held_importance=held.importance,
             )
             if decision == "escalate":
-                outcome = "escalated"
-                add_fact["status"] = "pending_review"
+                outcome = Outcome.ESCALATED
+                add_fact["status"] = Status.PENDING_REVIEW
                 add_fact["payload"]["reason"] = "conflict-escalated"
             elif decision == "keep_held":
-                outcome = "contradicted"
-                add_fact["status"] = "contradicted"
+                outcome = Outcome.CONTRADICTED
+                add_fact["status"] = Status.CONTRADICTED
                 add_fact["payload"]["reason"] = "weaker-than-held"
             else:
                 later = valid_from is not None and (held.valid_from is None or valid_from > held.valid_from)
@@ -591,7 +604,7 @@ def merge_fact_into(*, owner, fact: Fact, into: Fact, author: str = "reviewer", 
         {
             "type": M.SET_STATUS,
             "fact_id": str(fact.public_id),
-            "status": "superseded",
+            "status": Status.SUPERSEDED,
             "payload": {"reason": f"merged-into:{into.public_id}"},
         }
     )
@@ -655,7 +668,7 @@ def decide_timeouts(*, owner=None, older_than: timedelta | None = None, now: dat
         decide(owner=fact.owner, fact=fact, status=status, reason=reason, author="system", author_label="timeout")
         owners.add(fact.owner_id)
         report.decided += 1
-        if status == "accepted":
+        if status == Status.ACCEPTED:
             report.accepted += 1
         else:
             report.dropped += 1

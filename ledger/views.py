@@ -18,16 +18,16 @@ from accounts.http import HtmxHttpRequest
 from accounts.owned import get_owned_or_404
 from ledger import policy, queries, services
 from ledger.forms import ForgetPersonForm, LiftRefusalForm
-from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal
+from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal, Status
 
 STATUS_TABS = [
     ("active", "Active", list(policy.ACTIVE_STATUSES)),
     ("pending", "Needs review", list(policy.PENDING_STATUSES)),
-    ("history", "History", ["contradicted", "superseded"]),
-    ("rejected", "Rejected", ["rejected", "retracted", "dropped"]),
+    ("history", "History", [Status.CONTRADICTED, Status.SUPERSEDED]),
+    ("rejected", "Rejected", [Status.REJECTED, Status.RETRACTED, Status.DROPPED]),
     ("all", "All", None),
 ]
-DECISIONS = {"accepted": "Accept", "rejected": "Reject"}
+DECISIONS = {Status.ACCEPTED: "Accept", Status.REJECTED: "Reject"}
 PAGE_SIZE = 50
 
 
@@ -104,7 +104,7 @@ def _previous_rejection(fact: Fact) -> dict | None:
     for details in fact.evidence.values_list("details", flat=True):
         if isinstance(details, dict) and isinstance(details.get("previous_rejection"), dict):
             return details["previous_rejection"]
-    return {"kind": "rejected", "decided_at": "", "decision_commit_id": fact.refusal_commit_id, "fact_id": None}
+    return {"kind": Refusal.Kind.REJECTED, "decided_at": "", "decision_commit_id": fact.refusal_commit_id, "fact_id": None}
 
 
 def _detail_context(request, fact: Fact, **extra) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ledger import queries as ledger_queries
+from ledger.models import Status
 from review import queries as review_queries
 from wearables.models import DayTranscript, Source, SyncRun
 
@@ -15,10 +16,10 @@ def summary(user) -> dict:
     for run in SyncRun.objects.owned_by(user).order_by("source_id", "-started_at").distinct("source_id"):
         last_runs[run.source_id] = run
     return {
-        "memories_accepted": counts.get("accepted", 0),
+        "memories_accepted": counts.get(Status.ACCEPTED, 0),
         "memories_waiting": digest["need_you"],
         "review_digest": digest,
-        "memories_rejected": counts.get("rejected", 0),
+        "memories_rejected": counts.get(Status.REJECTED, 0),
         "transcript_days": DayTranscript.objects.owned_by(user).count(),
         "sources": [{"source": s, "last_run": last_runs.get(s.pk)} for s in sources],
     }

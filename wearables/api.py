@@ -12,7 +12,7 @@ from accounts.schemas import ErrorOut
 from accounts.services import user_timezone
 from wearables import queries, services
 from wearables.connectors import ProviderError
-from wearables.models import Correction, DayTranscript, RedactionRule
+from wearables.models import Correction, DayTranscript, RedactionRule, SyncRun
 from wearables.schemas import (
     ConversationOut,
     CorrectionIn,
@@ -117,7 +117,7 @@ def sync(request, payload: SyncIn):
             raise services.WearablesError(
                 "No source is enabled: enable one with PUT /api/v1/wearables/sources/{source}"
             )
-    failed = [r for r in runs if r.status == "failed"]
+    failed = [r for r in runs if r.status == SyncRun.Status.FAILED]
     if failed and len(failed) == len(runs):
         raise ProviderError(f"{failed[0].source.kind}: {failed[0].errors[0] if failed[0].errors else 'sync failed'}")
     return [run_out(r) for r in runs]

@@ -18,6 +18,7 @@ from accounts.http import HtmxHttpRequest
 from accounts.owned import get_owned_or_404
 from accounts.services import user_timezone
 from distill.models import Importance, Mode, NativeMode
+from ledger.models import Status
 from wearables import queries, services, tasks
 from wearables.models import Conversation, Source, SourceKind
 from wearables.services.sources import CREDENTIAL_FIELDS, policy_view
@@ -308,7 +309,7 @@ def memories_page(request: HtmxHttpRequest):
         "sources": SourceKind.choices,
         "items": items,
         "counts": {
-            s: sum(1 for i in items if i["status"] == s) for s in ("accepted", "pending_review", "rejected", "dropped")
+            s: sum(1 for i in items if i["status"] == s) for s in (Status.ACCEPTED, Status.PENDING_REVIEW, Status.REJECTED, Status.DROPPED)
         },
     }
     template = "wearables/partials/_memories.html" if request.htmx else "wearables/memories.html"

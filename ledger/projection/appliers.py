@@ -16,6 +16,7 @@ from datetime import datetime
 
 from ledger import hashing, policy
 from ledger import mutations as M
+from ledger.choices import RefusalKind, Status
 from ledger.exceptions import InvalidMutation
 
 ENTITY_FIELDS = ("public_id", "kind", "name", "aliases", "merged_into", "recorded_at")
@@ -157,7 +158,7 @@ def _reasons(fact: dict, evidence: list[dict]) -> list[str]:
         reasons.append("single_source")
     if fact["capture_confidence"] < policy.BAND_FLOOR["medium"]:
         reasons.append("low_capture_signal")
-    if fact["status"] == "contradicted" or (fact["superseded_by"] and fact["status"] == "superseded"):
+    if fact["status"] == Status.CONTRADICTED or (fact["superseded_by"] and fact["status"] == Status.SUPERSEDED):
         reasons.append("contradicted_by")
     if fact["subject_kind"] == "third_party":
         reasons.append("third_party_subject")
@@ -349,7 +350,7 @@ def apply_tombstone_evidence(state, m: dict, ctx: Ctx) -> None:
     fact = _need_fact(state, ev["fact_id"], ctx)
     live = [e for e in state.evidence_of(fact["public_id"]) if e["tombstoned_at"] is None]
     if not live and fact["status"] in policy.ACTIVE_STATUSES:
-        fact["status"] = "source_tombstoned" if m.get("source_deleted") else "tombstoned"
+        fact["status"] = Status.SOURCE_TOMBSTONED if m.get("source_deleted") else Status.TOMBSTONED
     _save(state, fact, ctx)
 
 
@@ -360,24 +361,24 @@ def apply_set_status(state, m: dict, ctx: Ctx) -> None:
     fact["status_reason"] = (m.get("payload") or {}).get("reason") or ""
     if m.get("veracity") is not None:
         fact["base_veracity"] = m["veracity"]
-    if m["status"] == "rejected" and previous != "rejected":
-        _refusal(state, fact, "rejected", ctx)
-    if m["status"] == "accepted" or (previous == "rejected" and m["status"] in policy.PENDING_STATUSES):
+    if m["status"] == Status.REJECTED and previous != Status.REJECTED:
+        _refusal(state, fact, RefusalKind.REJECTED, ctx)
+    if m["status"] == Status.ACCEPTED or (previous == Status.REJECTED and m["status"] in policy.PENDING_STATUSES):
         # An explicit acceptance lifts the fact's own refusals (the user changed their mind); so does taking a
         # rejection back to the queue (a review undo).
         for r in state.refusals_for_fact(fact["public_id"]):
-            if r["lifted_at"] is None and r["kind"] in ("rejected", "retracted"):
+            if r["lifted_at"] is None and r["kind"] in (RefusalKind.REJECTED, RefusalKind.RETRACTED):
                 state.put_refusal({**r, "lifted_at": ctx.at})
     _save(state, fact, ctx)
 
 
 def apply_retract_fact(state, m: dict, ctx: Ctx) -> None:
     fact = _need_fact(state, m["fact_id"], ctx)
-    if fact["status"] == "retracted":
+    if fact["status"] == Status.RETRACTED:
         _fail(ctx, f"fact {fact['public_id']} is already retracted")
-    fact["status"] = "retracted"
+    fact["status"] = Status.RETRACTED
     fact["status_reason"] = (m.get("payload") or {}).get("reason") or ""
-    _refusal(state, fact, "retracted", ctx)
+    _refusal(state, fact, RefusalKind.RETRACTED, ctx)
     _save(state, fact, ctx)
 
 
@@ -395,7 +396,7 @@ def apply_supersede_fact(state, m: dict, ctx: Ctx) -> None:
     old["superseded_by"] = new["public_id"]
     new["supersedes"] = old["public_id"]
     if m["kind"] == "contradict":
-        old["status"] = "contradicted"
+        old["status"] = Status.CONTRADICTED
     else:
         # The world changed: the old claim held until the new one started. If that leaves it no interval
         # of its own, it was replaced outright.
@@ -403,7 +404,7 @@ def apply_supersede_fact(state, m: dict, ctx: Ctx) -> None:
         if new["valid_from"] is None:
             new["valid_from"] = cut
         if old["valid_from"] is not None and old["valid_from"] >= cut:
-            old["status"] = "superseded"
+            old["status"] = Status.SUPERSEDED
         elif old["valid_to"] is None or old["valid_to"] > cut:
             old["valid_to"] = cut
     _save(state, old, ctx)
@@ -523,7 +524,7 @@ def apply_forget(state, m: dict, ctx: Ctx) -> None:
         state.put_refusal(
             {
                 "public_id": hashing.derived_uuid("refusal", ctx.commit_id, ctx.index, n),
-                "kind": r["kind"] or "forgotten",
+                "kind": r["kind"] or RefusalKind.FORGOTTEN,
                 "subject_key": r["subject_key"],
                 "proposition_key": r["proposition_key"],
                 "text_key": r["text_key"],
