@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import certifi
 import httpx
+import tenacity
 
 from wearables.connectors.base import CheckResult, Connector, ProviderError
 
@@ -122,8 +123,16 @@ class Attempt:
     status: int | None = None
 
 
+class _Retry(Exception):
+    """One attempt that is worth retrying (tenacity retries on it; the last one becomes a ProviderError)."""
+
+    def __init__(self, attempt: Attempt):
+        super().__init__(attempt.retry_reason)
+        self.attempt = attempt
+
+
 class ProviderClient:
-    """JSON-over-HTTP for one provider, with retries.
+    """JSON-over-HTTP for one provider, with retries (tenacity).
 
     Inputs: provider display name ("Limitless"), base URL, auth headers, per-request timeout (seconds),
     ``max_retries`` extra attempts after the first, and an injectable ``sleep`` so tests don't wait.
@@ -191,26 +200,38 @@ class ProviderClient:
         """GET ``path`` and return its JSON body. See the class docstring for errors."""
         max_retries = self.max_retries if retries is None else max(0, retries)
         http = self._session()
-        attempt = 0
-        while True:
-            outcome = self._attempt(http, path, params)
-            if outcome.error is not None:
-                raise outcome.error
-            if outcome.retry_reason is None:
-                return outcome.body
-            if attempt >= max_retries:
-                raise self._gave_up(outcome, attempt + 1)
-            delay = self.backoff(attempt, outcome.retry_after)
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            return self.backoff(state.attempt_number - 1, state.outcome.exception().attempt.retry_after)
+
+        def log_retry(state: tenacity.RetryCallState) -> None:
+            reason = state.outcome.exception().attempt.retry_reason
+            delay = state.next_action.sleep if state.next_action else 0.0
             logger.warning(
                 "%s: %s; retrying in %.1fs (retry %d of %d)",
-                self.provider,
-                outcome.retry_reason,
-                delay,
-                attempt + 1,
-                max_retries,
-            )
-            self.sleep(delay)
-            attempt += 1
+                self.provider, reason, delay, state.attempt_number, max_retries,
+            )  # fmt: skip
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(_Retry),
+            stop=tenacity.stop_after_attempt(max_retries + 1),
+            wait=wait,
+            sleep=self.sleep,
+            before_sleep=log_retry,
+            reraise=True,
+        )
+        try:
+            return retrying(self._once, http, path, params)
+        except _Retry as last:
+            raise self._gave_up(last.attempt, retrying.statistics["attempt_number"]) from None
+
+    def _once(self, http: httpx.Client, path: str, params: Params | None) -> Any:
+        outcome = self._attempt(http, path, params)
+        if outcome.error is not None:
+            raise outcome.error
+        if outcome.retry_reason is not None:
+            raise _Retry(outcome)
+        return outcome.body
 
     def _gave_up(self, outcome: Attempt, tries: int) -> ProviderError:
         suffix = f" (gave up after {tries} attempts)" if tries > 1 else ""
