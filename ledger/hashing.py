@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from accounts import timestamps as accounts_timestamps
 from ledger import values
 from ledger.text import NEGATIONS, SYNONYMS, key_stem, normalize_text
 
@@ -67,12 +68,7 @@ def iso(value: datetime | None) -> str | None:
 
 
 def parse_iso(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt
+    return accounts_timestamps.parse_iso(value) if value else None
 
 
 # --- Commits ------------------------------------------------------------------------------------------

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 
+from accounts.timestamps import parse_iso_utc as parse_iso
 from distill import pipeline, trust
 from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
-from wearables.connectors.dates import parse_iso
 from wearables.imitation.demo_data import WEARER, build_demo_days
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from accounts.timestamps import parse_iso_utc as parse_iso
 from tests.wearables.connector_support import (
     Sleeps,
     no_credential_env,  # noqa: F401 - autouse fixture
@@ -23,7 +24,7 @@ from wearables.connectors import (
     get_connector,
     resolve_credentials,
 )
-from wearables.connectors.dates import local_day_bounds, parse_iso
+from wearables.connectors.dates import local_day_bounds
 from wearables.connectors.http import ProviderClient, parse_retry_after, scrub
 from wearables.imitation import LimitlessServer, Reply
 

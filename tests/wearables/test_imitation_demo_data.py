@@ -9,9 +9,9 @@ from contextlib import redirect_stdout
 from datetime import date
 from zoneinfo import ZoneInfo
 
+from accounts.timestamps import parse_iso_utc as parse_iso
 from tests.wearables.connector_support import no_credential_env  # noqa: F401 - autouse fixture
 from wearables.connectors import get_connector
-from wearables.connectors.dates import parse_iso
 from wearables.imitation import __main__ as cli
 from wearables.imitation import start_servers
 from wearables.imitation.demo_data import DEMO_CARD, DEMO_SSN, build_demo_days, demo_bee_facts, demo_omi_memories

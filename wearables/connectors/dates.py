@@ -6,22 +6,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 
-def parse_iso(value: object) -> datetime | None:
-    """An ISO-8601 string (``Z``, ``+00:00`` or any offset; naive means UTC) as aware UTC, else None."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
-
-
 def from_epoch_ms(value: object) -> datetime | None:
     """Epoch milliseconds (int, float or numeric string) as aware UTC, else None."""
     if value is None or isinstance(value, bool):

@@ -8,9 +8,10 @@ from datetime import date, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from accounts.timestamps import parse_iso_utc as parse_iso
 from wearables.connectors.base import FetchResult, ProviderError, RawConversation, RawUtterance
 from wearables.connectors.config import validate_conf
-from wearables.connectors.dates import parse_iso, starts_on
+from wearables.connectors.dates import starts_on
 from wearables.connectors.http import CursorGuard, HttpConnector
 from wearables.connectors.limitless.client import LimitlessClient
 from wearables.connectors.limitless.schemas import LimitlessConf

@@ -9,9 +9,10 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from accounts.timestamps import parse_iso_utc as parse_iso
 from wearables.connectors.base import FetchResult, NativeMemory, ProviderError, RawConversation, RawUtterance
 from wearables.connectors.config import validate_conf
-from wearables.connectors.dates import local_day_bounds, parse_iso, starts_on
+from wearables.connectors.dates import local_day_bounds, starts_on
 from wearables.connectors.http import HttpConnector
 from wearables.connectors.omi.client import OmiDeveloperClient, OmiIntegrationClient
 from wearables.connectors.omi.schemas import DEVELOPER, INTEGRATION, OmiConf
