@@ -194,16 +194,8 @@ def check_refusal(
     skey = resolve_subject_key(owner=owner, subject=subject, person=person)
     pkey = hashing.proposition_key(skey, predicate, arguments, content)
     tkey = hashing.text_key(content)
-    # One round trip fetches every live refusal that could match (each branch is index-backed: kind, the two
-    # keys, and the GIN index on token_hashes for paraphrase candidates; a name may be hashed as a word in
-    # one signature and as a name in the other, so both spellings are asked for).
-    wanted = Q(kind=Refusal.Kind.FORGOTTEN_ENTITY) | Q(proposition_key=pkey) | Q(text_key=tkey, subject_key=skey)
-    if tokens:
-        spellings = sorted({k + t[1:] for t in tokens for k in "wnpx"})
-        wanted |= Q(subject_key=skey, token_hashes__overlap=spellings)
-    candidates = list(Refusal.objects.owned_by(owner).filter(wanted, lifted_at__isnull=True))
     match, matched_on, score = _match_refusal(
-        candidates,
+        _refusal_candidates(owner, tokens=tokens, pkey=pkey, tkey=tkey, skey=skey),
         tokens=tokens,
         all_tokens=all_tokens,
         name_hashes=name_hashes,
@@ -221,6 +213,17 @@ def check_refusal(
     if states_change and after and match.kind in CHANGE_EXCEPTION_KINDS:
         return RefusalCheck(False, True, matched_on, score, match, same)
     return RefusalCheck(True, False, matched_on, score, match, same)
+
+
+def _refusal_candidates(owner, *, tokens: set[str], pkey: str, tkey: str, skey: str) -> list[Refusal]:
+    """Every live refusal that could match, in one round trip. Each branch is index-backed: kind, the two keys,
+    and the GIN index on token_hashes for paraphrase candidates; a name may be hashed as a word in one
+    signature and as a name in the other, so both spellings are asked for."""
+    wanted = Q(kind=Refusal.Kind.FORGOTTEN_ENTITY) | Q(proposition_key=pkey) | Q(text_key=tkey, subject_key=skey)
+    if tokens:
+        spellings = sorted({k + t[1:] for t in tokens for k in "wnpx"})
+        wanted |= Q(subject_key=skey, token_hashes__overlap=spellings)
+    return list(Refusal.objects.owned_by(owner).filter(wanted, lifted_at__isnull=True))
 
 
 # --- Finding existing facts ----------------------------------------------------------------------------

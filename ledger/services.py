@@ -27,6 +27,7 @@ from ledger.models import (
     Refusal,
     RefusalHit,
     Status,
+    SubjectKind,
 )
 from ledger.validation import check_choice, check_owner, clamp01
 
@@ -208,153 +209,226 @@ def propose_fact(
     (observed after the rejection) states a change is admitted as pending_review, marked previously_rejected,
     with the earlier rejection in its evidence details. Raises InvalidMutation for bad input.
     """
-    content = (content or "").strip()
-    if not content:
-        raise InvalidMutation("content must not be empty")
-    check_choice(subject, M.SUBJECT_KINDS, "subject")
-    check_choice(importance, policy.IMPORTANCE_ORDER, "importance")
-    check_choice(status, policy.STATUSES, "status")
-    check_choice(on_duplicate, ("corroborate", "skip", "new"), "on_duplicate")
-    capture_confidence = clamp01(capture_confidence, "capture_confidence")
-    veracity = clamp01(veracity, "veracity")
-    if subject == "third_party" and person is None:
-        raise InvalidMutation("a third_party claim needs the person it is about")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise InvalidMutation("arguments must be an object keyed by slot")
-    evidence_list = [evidence] if isinstance(evidence, EvidenceIn) else list(evidence or [])
-    for ev in evidence_list:
-        if not isinstance(ev, EvidenceIn):
-            raise InvalidMutation("evidence must be ledger.services.EvidenceIn")
-        _aware(ev.observed_at, "evidence observed_at")
-    valid_from, valid_to = _aware(valid_from, "valid_from"), _aware(valid_to, "valid_to")
-    if valid_from and valid_to and valid_to <= valid_from:
-        raise InvalidMutation("valid_to must be after valid_from")
-
-    names = queries.known_names(owner=owner)
-    check = queries.check_refusal(
+    claim = _Claim(
         owner=owner,
-        content=content,
-        subject=subject,
-        person=person if subject == "third_party" else None,
-        objects=objects,
+        content=(content or "").strip(),
+        evidence=[evidence] if isinstance(evidence, EvidenceIn) else list(evidence or []),
         predicate=predicate,
         arguments=arguments,
+        subject=subject,
+        person=person,
+        objects=objects,
+        capture_confidence=capture_confidence,
+        veracity=veracity,
+        importance=importance,
+        tags=tags,
         source_label=source_label,
-        change_text=" ".join([content, *(str(ev.quote or "") for ev in evidence_list)]),
-        observed_at=max((ev.observed_at for ev in evidence_list if ev.observed_at), default=None),
-        names=names,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        status=status,
+        reason=reason,
     )
+    _validate(claim, on_duplicate)
+    names = queries.known_names(owner=owner)
+    check = _check_refusal(claim, names)
     if check.refused:
-        RefusalHit.objects.create(
-            owner=owner,
-            refusal=check.refusal,
-            decision_commit_id=check.decision_commit_id,
-            matched_on=check.matched_on,
-            similarity=check.similarity,
-            source_hash=hashing.short_hash(source_label),
-            proposition_key=queries.keys_for(
-                owner=owner, content=content, subject=subject, person=person, predicate=predicate, arguments=arguments
-            )[0],
-        )
-        logger.info("ledger: claim refused (%s) -> decision %s", check.matched_on, check.decision_commit_id[:12])
+        _record_refusal_hit(claim, check)
         return ProposeResult(Outcome.REFUSED, refusal=check)
-
     if check.previously_rejected:
         # A change stated after the rejection: back to review only, the earlier rejection shown beside it.
-        status, reason = Status.PENDING_REVIEW, "changed-since-rejection"
-        evidence_list = [_with_previous_rejection(ev, check) for ev in evidence_list]
-
-    # Duplicates: the same claim about the same subject, already held.
+        claim.status, claim.reason = Status.PENDING_REVIEW, "changed-since-rejection"
+        claim.evidence = [_with_previous_rejection(ev, check) for ev in claim.evidence]
     if on_duplicate != "new":
-        pkey, _ = queries.keys_for(
-            owner=owner, content=content, subject=subject, person=person, predicate=predicate, arguments=arguments
-        )
-        existing = _find_duplicate(owner, pkey, content, subject, person)
-        if existing is not None:
-            if on_duplicate == "skip" or not evidence_list:
-                return ProposeResult(Outcome.DUPLICATE, fact=existing, refusal=check)
-            result = commit(
-                owner=owner,
-                mutations=[_evidence_mutation(ev, str(existing.public_id)) for ev in evidence_list],
-                author=author,
-                author_label=author_label,
-            )
-            return ProposeResult(
-                Outcome.CORROBORATED, fact=_fact(owner, existing.public_id), commit_id=result.commit_id, refusal=check
-            )
+        duplicate = _corroborate_duplicate(claim, check, skip=on_duplicate == "skip", author=author, label=author_label)
+        if duplicate is not None:
+            return duplicate
 
     muts: list[dict] = []
-    subject_ref = _person_ref(owner, person, muts) if subject == "third_party" else None
-    object_refs = [_person_ref(owner, o, muts, kind="other") for o in objects]
+    add_fact = _add_fact_mutation(claim, check, names, muts)
     fact_index = len(muts)
-    add_fact = {
-        "type": M.ADD_FACT,
-        "subject_kind": subject,
-        "subject_entity_id": subject_ref,
-        "object_entity_ids": object_refs,
-        "importance": importance,
-        "status": status,
-        "capture_confidence": capture_confidence,
-        "veracity": veracity,
-        "valid_from": hashing.iso(valid_from),
-        "valid_to": hashing.iso(valid_to),
-        "previously_rejected": check.previously_rejected,
-        "refusal_commit_id": check.decision_commit_id if check.previously_rejected else "",
-        "token_hashes": hashing.token_signature(
-            content, queries.subject_names(owner=owner, subject=subject, person=person), known_names=names
-        ),
-        "payload": {
-            "content": content,
-            "predicate": predicate or "states",
-            "arguments": arguments or {},
-            "tags": [str(t)[:100] for t in tags],
-            "source_label": source_label[:200],
-            "reason": reason[:200],
-        },
-    }
     muts.append(add_fact)
-    for ev in evidence_list:
-        muts.append(_evidence_mutation(ev, f"${fact_index}"))
-
-    outcome, held = Outcome.ADMITTED, None
+    muts.extend(_evidence_mutation(ev, f"${fact_index}") for ev in claim.evidence)
     is_exclusive = exclusive if exclusive is not None else predicate in policy.EXCLUSIVE_PREDICATES
-    if is_exclusive and status in policy.ACTIVE_STATUSES and arguments:
-        held = _conflicting_fact(owner, subject, person, predicate, content, arguments)
+    outcome, held = Outcome.ADMITTED, None
+    if is_exclusive and claim.status in policy.ACTIVE_STATUSES and arguments:
+        held = _conflicting_fact(owner, subject, person, predicate, claim.content, arguments)
         if held is not None:
-            decision = policy.conflict_resolution(
-                new_veracity=veracity,
-                new_importance=importance,
-                held_veracity=held.veracity,
-                held_importance=held.importance,
-            )
-            if decision == "escalate":
-                outcome = Outcome.ESCALATED
-                add_fact["status"] = Status.PENDING_REVIEW
-                add_fact["payload"]["reason"] = "conflict-escalated"
-            elif decision == "keep_held":
-                outcome = Outcome.CONTRADICTED
-                add_fact["status"] = Status.CONTRADICTED
-                add_fact["payload"]["reason"] = "weaker-than-held"
-            else:
-                later = valid_from is not None and (held.valid_from is None or valid_from > held.valid_from)
-                muts.append(
-                    {
-                        "type": M.SUPERSEDE_FACT,
-                        "old_fact_id": str(held.public_id),
-                        "new_fact_id": f"${fact_index}",
-                        "kind": "update" if later else "contradict",
-                    }
-                )
+            outcome = _resolve_conflict(claim, held, add_fact, f"${fact_index}", muts)
     result = commit(owner=owner, mutations=muts, author=author, author_label=author_label)
-    fact = _fact(owner, result.created_ids[fact_index])
     return ProposeResult(
         outcome,
-        fact=fact,
+        fact=_fact(owner, result.created_ids[fact_index]),
         commit_id=result.commit_id,
         refusal=check,
         previously_rejected=check.previously_rejected,
         conflict_with=Fact.objects.get(pk=held.pk) if held is not None else None,
     )
+
+
+@dataclass
+class _Claim:
+    """``propose_fact``'s arguments, validated once and handed to its steps."""
+
+    owner: object
+    content: str
+    evidence: list[EvidenceIn]
+    predicate: str
+    arguments: dict | None
+    subject: str
+    person: object
+    objects: tuple | list
+    capture_confidence: float
+    veracity: float
+    importance: str
+    tags: tuple | list
+    source_label: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    status: str
+    reason: str
+
+
+def _validate(claim: _Claim, on_duplicate: str) -> None:
+    """Raise InvalidMutation for bad input; clamp the confidences and make the times aware."""
+    if not claim.content:
+        raise InvalidMutation("content must not be empty")
+    check_choice(claim.subject, M.SUBJECT_KINDS, "subject")
+    check_choice(claim.importance, policy.IMPORTANCE_ORDER, "importance")
+    check_choice(claim.status, policy.STATUSES, "status")
+    check_choice(on_duplicate, ("corroborate", "skip", "new"), "on_duplicate")
+    claim.capture_confidence = clamp01(claim.capture_confidence, "capture_confidence")
+    claim.veracity = clamp01(claim.veracity, "veracity")
+    if claim.subject == SubjectKind.THIRD_PARTY and claim.person is None:
+        raise InvalidMutation("a third_party claim needs the person it is about")
+    if claim.arguments is not None and not isinstance(claim.arguments, dict):
+        raise InvalidMutation("arguments must be an object keyed by slot")
+    for ev in claim.evidence:
+        if not isinstance(ev, EvidenceIn):
+            raise InvalidMutation("evidence must be ledger.services.EvidenceIn")
+        _aware(ev.observed_at, "evidence observed_at")
+    claim.valid_from, claim.valid_to = _aware(claim.valid_from, "valid_from"), _aware(claim.valid_to, "valid_to")
+    if claim.valid_from and claim.valid_to and claim.valid_to <= claim.valid_from:
+        raise InvalidMutation("valid_to must be after valid_from")
+
+
+def _check_refusal(claim: _Claim, names) -> RefusalCheck:
+    return queries.check_refusal(
+        owner=claim.owner,
+        content=claim.content,
+        subject=claim.subject,
+        person=claim.person if claim.subject == SubjectKind.THIRD_PARTY else None,
+        objects=claim.objects,
+        predicate=claim.predicate,
+        arguments=claim.arguments,
+        source_label=claim.source_label,
+        change_text=" ".join([claim.content, *(str(ev.quote or "") for ev in claim.evidence)]),
+        observed_at=max((ev.observed_at for ev in claim.evidence if ev.observed_at), default=None),
+        names=names,
+    )
+
+
+def _proposition_key(claim: _Claim) -> str:
+    return queries.keys_for(
+        owner=claim.owner,
+        content=claim.content,
+        subject=claim.subject,
+        person=claim.person,
+        predicate=claim.predicate,
+        arguments=claim.arguments,
+    )[0]
+
+
+def _record_refusal_hit(claim: _Claim, check: RefusalCheck) -> None:
+    RefusalHit.objects.create(
+        owner=claim.owner,
+        refusal=check.refusal,
+        decision_commit_id=check.decision_commit_id,
+        matched_on=check.matched_on,
+        similarity=check.similarity,
+        source_hash=hashing.short_hash(claim.source_label),
+        proposition_key=_proposition_key(claim),
+    )
+    logger.info("ledger: claim refused (%s) -> decision %s", check.matched_on, check.decision_commit_id[:12])
+
+
+def _corroborate_duplicate(
+    claim: _Claim, check: RefusalCheck, *, skip: bool, author: str, label: str
+) -> ProposeResult | None:
+    """The same claim about the same subject, already held: its evidence is added (or, skipping, nothing)."""
+    existing = _find_duplicate(claim.owner, _proposition_key(claim), claim.content, claim.subject, claim.person)
+    if existing is None:
+        return None
+    if skip or not claim.evidence:
+        return ProposeResult(Outcome.DUPLICATE, fact=existing, refusal=check)
+    result = commit(
+        owner=claim.owner,
+        mutations=[_evidence_mutation(ev, str(existing.public_id)) for ev in claim.evidence],
+        author=author,
+        author_label=label,
+    )
+    return ProposeResult(
+        Outcome.CORROBORATED, fact=_fact(claim.owner, existing.public_id), commit_id=result.commit_id, refusal=check
+    )
+
+
+def _add_fact_mutation(claim: _Claim, check: RefusalCheck, names, muts: list[dict]) -> dict:
+    """The ADD_FACT mutation; the people it names are appended to ``muts`` first (as entity mutations)."""
+    owner, subject, person = claim.owner, claim.subject, claim.person
+    subject_ref = _person_ref(owner, person, muts) if subject == SubjectKind.THIRD_PARTY else None
+    object_refs = [_person_ref(owner, o, muts, kind="other") for o in claim.objects]
+    return {
+        "type": M.ADD_FACT,
+        "subject_kind": subject,
+        "subject_entity_id": subject_ref,
+        "object_entity_ids": object_refs,
+        "importance": claim.importance,
+        "status": claim.status,
+        "capture_confidence": claim.capture_confidence,
+        "veracity": claim.veracity,
+        "valid_from": hashing.iso(claim.valid_from),
+        "valid_to": hashing.iso(claim.valid_to),
+        "previously_rejected": check.previously_rejected,
+        "refusal_commit_id": check.decision_commit_id if check.previously_rejected else "",
+        "token_hashes": hashing.token_signature(
+            claim.content, queries.subject_names(owner=owner, subject=subject, person=person), known_names=names
+        ),
+        "payload": {
+            "content": claim.content,
+            "predicate": claim.predicate or "states",
+            "arguments": claim.arguments or {},
+            "tags": [str(t)[:100] for t in claim.tags],
+            "source_label": claim.source_label[:200],
+            "reason": claim.reason[:200],
+        },
+    }
+
+
+def _resolve_conflict(claim: _Claim, held: Fact, add_fact: dict, new_ref: str, muts: list[dict]) -> Outcome:
+    """An exclusive predicate already holds another value: escalate, keep the held one, or supersede it."""
+    decision = policy.conflict_resolution(
+        new_veracity=claim.veracity,
+        new_importance=claim.importance,
+        held_veracity=held.veracity,
+        held_importance=held.importance,
+    )
+    if decision == "escalate":
+        add_fact["status"] = Status.PENDING_REVIEW
+        add_fact["payload"]["reason"] = "conflict-escalated"
+        return Outcome.ESCALATED
+    if decision == "keep_held":
+        add_fact["status"] = Status.CONTRADICTED
+        add_fact["payload"]["reason"] = "weaker-than-held"
+        return Outcome.CONTRADICTED
+    later = claim.valid_from is not None and (held.valid_from is None or claim.valid_from > held.valid_from)
+    muts.append(
+        {
+            "type": M.SUPERSEDE_FACT,
+            "old_fact_id": str(held.public_id),
+            "new_fact_id": new_ref,
+            "kind": "update" if later else "contradict",
+        }
+    )
+    return Outcome.ADMITTED
 
 
 def _with_previous_rejection(ev: EvidenceIn, check: RefusalCheck) -> EvidenceIn:

@@ -20,10 +20,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-try:  # text2num: number words in English ("twenty-five" -> "25"); a plain pip dependency
-    from text_to_num import alpha2digit as _alpha2digit
-except ImportError:  # pragma: no cover - the dependency is declared; fall back to digits only
-    _alpha2digit = None
+from text_to_num import alpha2digit  # number words in English ("twenty-five" -> "25")
 
 NUMBER, NAME, WORD = "n", "p", "w"
 
@@ -75,10 +72,10 @@ def _fold(text: str) -> str:
 
 def digits_for_words(text: str) -> str:
     """Number words written as digits ("twelve years" -> "12 years", "the third" -> "the 3rd")."""
-    if _alpha2digit is None or not text:
+    if not text:
         return text
     try:
-        out = _alpha2digit(text, "en", threshold=0)
+        out = alpha2digit(text, "en", threshold=0)
     except Exception:  # a library edge case must never break admission
         return text
     if out != text:

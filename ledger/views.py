@@ -20,7 +20,7 @@ from ledger import policy, queries, services
 from ledger.forms import ForgetPersonForm, LiftRefusalForm
 from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal, Status
 
-STATUS_TABS = [
+MEMORY_TABS = [
     ("active", "Active", list(policy.ACTIVE_STATUSES)),
     ("pending", "Needs review", list(policy.PENDING_STATUSES)),
     ("history", "History", [Status.CONTRADICTED, Status.SUPERSEDED]),
@@ -33,7 +33,7 @@ PAGE_SIZE = 50
 
 def _list_context(request) -> dict:
     tab = request.GET.get("tab", "active")
-    tabs = {key: statuses for key, _, statuses in STATUS_TABS}
+    tabs = {key: statuses for key, _, statuses in MEMORY_TABS}
     if tab not in tabs:
         tab = "active"
     q = request.GET.get("q", "").strip()[:200]
@@ -42,7 +42,7 @@ def _list_context(request) -> dict:
     now = timezone.now()
     return {
         "tab": tab,
-        "tabs": [(key, label) for key, label, _ in STATUS_TABS],
+        "tabs": [(key, label) for key, label, _ in MEMORY_TABS],
         "fact_q": q,
         "page_obj": page,
         "facts": [queries.fact_view(f, now=now) for f in page.object_list],

@@ -208,7 +208,24 @@ def _registry_person(turn: Turn, source: str, cfg: PipelineConfig) -> KnownPerso
 
 
 def label_conversation(convo: Convo, cfg: PipelineConfig) -> Convo:
-    persons: dict[str, KnownPerson] = {}  # speaker label -> person (user's correction, else registry)
+    persons = _known_persons(convo, cfg)
+    user_assigned = {label for (cid, label), p in cfg.assignments.items() if cid == convo.external_id}
+    wearer_labels, method, confidence = _find_wearer(convo, cfg, persons, user_assigned)
+    turns = [_labelled_turn(turn, cfg, persons, user_assigned, wearer_labels, method) for turn in convo.turns]
+    return Convo(
+        **{
+            **convo.__dict__,
+            "turns": turns,
+            "wearer_label": ",".join(sorted(wearer_labels)),
+            "wearer_method": method,
+            "wearer_confidence": confidence,
+        }
+    )
+
+
+def _known_persons(convo: Convo, cfg: PipelineConfig) -> dict[str, KnownPerson]:
+    """Speaker label -> person: the user's correction, else the registry, else the device naming the user."""
+    persons: dict[str, KnownPerson] = {}
     own_names = {n.lower() for n in [cfg.user_name, *cfg.self_names] if n}
     for turn in convo.turns:
         label = turn.speaker_label
@@ -222,70 +239,50 @@ def label_conversation(convo: Convo, cfg: PipelineConfig) -> Convo:
         if label not in persons and turn.speaker_name and turn.speaker_name.lower() in own_names:
             # The device names this speaker with the user's own name (Omi developer API profiles).
             persons[label] = cfg.self_person or KnownPerson(pk=None, name=cfg.user_name, is_self=True)
-    user_assigned = {label for (cid, label), p in cfg.assignments.items() if cid == convo.external_id}
+    return persons
 
-    wearer_labels: set[str] = set()
-    method, confidence = NONE, 0.0
-    flags = [t.is_wearer for t in convo.turns if t.is_wearer is not None]
+
+def _find_wearer(convo: Convo, cfg: PipelineConfig, persons, user_assigned) -> tuple[set[str], str, float]:
+    """Which labels are the wearer, how we know, and how sure: the user, the device, the registry, then cues."""
     self_by_user = {label for label in user_assigned if persons[label].is_self}
     if self_by_user:
-        wearer_labels, method, confidence = self_by_user, USER, 1.0
-    elif flags:
-        wearer_labels = {t.speaker_label for t in convo.turns if t.is_wearer}
-        method, confidence = PROVIDER, 0.95
-    elif any(p.is_self for p in persons.values()):
-        wearer_labels = {label for label, p in persons.items() if p.is_self}
-        method, confidence = REGISTRY, 0.9
-    else:
-        names = list(cfg.self_names) + [cfg.user_name, cfg.user_name.split()[0] if cfg.user_name.split() else ""]
-        for how, decide in (
-            (OTHER_DEVICE, lambda: wearer_from_other_device(convo, cfg.reference)),
-            (TEXT_CUES, lambda: wearer_from_text_cues(convo, names)),
-            (MOST_TALKATIVE, lambda: most_talkative(convo)),
-        ):
-            found = decide()
-            if found:
-                wearer_labels, method, confidence = {found[0]}, how, found[1]
-                break
+        return self_by_user, USER, 1.0
+    if any(t.is_wearer is not None for t in convo.turns):
+        return {t.speaker_label for t in convo.turns if t.is_wearer}, PROVIDER, 0.95
+    if any(p.is_self for p in persons.values()):
+        return {label for label, p in persons.items() if p.is_self}, REGISTRY, 0.9
+    names = list(cfg.self_names) + [cfg.user_name, cfg.user_name.split()[0] if cfg.user_name.split() else ""]
+    for how, decide in (
+        (OTHER_DEVICE, lambda: wearer_from_other_device(convo, cfg.reference)),
+        (TEXT_CUES, lambda: wearer_from_text_cues(convo, names)),
+        (MOST_TALKATIVE, lambda: most_talkative(convo)),
+    ):
+        found = decide()
+        if found:
+            return {found[0]}, how, found[1]
+    return set(), NONE, 0.0
 
-    turns = []
-    for turn in convo.turns:
-        label = turn.speaker_label
-        person = persons.get(label)
-        if method == PROVIDER and label not in user_assigned:
-            is_wearer = bool(turn.is_wearer)  # keep the device's per-utterance flag
-        elif person is not None and label in user_assigned:
-            is_wearer = person.is_self
-        else:
-            is_wearer = label in wearer_labels
-        if is_wearer:
-            name = f"{cfg.user_name} (you)"
-            person = cfg.self_person if person is None or not person.is_self else person
-        elif person is not None and not person.is_self:
-            name = person.name
-        else:
-            person = None
-            generic = (turn.speaker_name or "").lower() in GENERIC_LABELS
-            name = turn.speaker_name if turn.speaker_name and not generic else pretty_label(label)
-        turns.append(
-            Turn(
-                **{
-                    **turn.__dict__,
-                    "is_wearer": is_wearer,
-                    "speaker_name": name,
-                    "person_pk": person.pk if person else None,
-                }
-            )
-        )
-    wearer_label = ",".join(sorted(wearer_labels))
-    return Convo(
-        **{
-            **convo.__dict__,
-            "turns": turns,
-            "wearer_label": wearer_label,
-            "wearer_method": method,
-            "wearer_confidence": confidence,
-        }
+
+def _labelled_turn(turn: Turn, cfg: PipelineConfig, persons, user_assigned, wearer_labels, method) -> Turn:
+    label = turn.speaker_label
+    person = persons.get(label)
+    if method == PROVIDER and label not in user_assigned:
+        is_wearer = bool(turn.is_wearer)  # keep the device's per-utterance flag
+    elif person is not None and label in user_assigned:
+        is_wearer = person.is_self
+    else:
+        is_wearer = label in wearer_labels
+    if is_wearer:
+        name = f"{cfg.user_name} (you)"
+        person = cfg.self_person if person is None or not person.is_self else person
+    elif person is not None and not person.is_self:
+        name = person.name
+    else:
+        person = None
+        generic = (turn.speaker_name or "").lower() in GENERIC_LABELS
+        name = turn.speaker_name if turn.speaker_name and not generic else pretty_label(label)
+    return Turn(
+        **{**turn.__dict__, "is_wearer": is_wearer, "speaker_name": name, "person_pk": person.pk if person else None}
     )
 
 

@@ -80,15 +80,7 @@ def sync(
     optional markdown export, one SyncRun. Provider failures are recorded on the SyncRun, not raised; a
     disabled source raises WearablesError.
     """
-    if isinstance(source, str):
-        source = get_source(owner, source)
-    if source.owner_id != owner.pk:
-        raise WearablesError("Unknown source")
-    if not source.enabled:
-        raise WearablesError(f"{source.get_kind_display()} is disabled: enable it on the Sources page first")
-    dates = sorted(set(dates or recent_dates(owner, 2)))
-    if len(dates) > MAX_DAYS:
-        raise WearablesError(f"At most {MAX_DAYS} days per sync")
+    source, dates = _checked(owner, source, dates)
     tz = user_timezone(owner)
     export = get_wearables_settings(owner).export_markdown
     patterns = redaction_patterns(owner)
@@ -100,6 +92,35 @@ def sync(
     ctx = _DaySync(owner, source, run, connector_for(source), tz, patterns, export, force_memories, progress)
     started = time.monotonic()
     errors: list[str] = []
+    succeeded, outcome = _sync_days(ctx, dates, errors)
+    if succeeded and outcome != "database gone":
+        try:
+            ctx.warnings += _import_native_memories(owner, source, ctx.connector, patterns)
+        except ProviderError as exc:
+            ctx.warnings.append(f"native memories: {redact_text(exc.message, patterns)}")
+    _finish_run(
+        run, ctx.warnings, errors, succeeded=succeeded, started=started, database_gone=outcome == "database gone"
+    )
+    _run_lock(run.pk, "pg_advisory_unlock")
+    return run
+
+
+def _checked(owner, source: Source | str, dates: list[date] | None) -> tuple[Source, list[date]]:
+    """The owner's enabled source and the sorted days to sync (default: yesterday and today, local)."""
+    if isinstance(source, str):
+        source = get_source(owner, source)
+    if source.owner_id != owner.pk:
+        raise WearablesError("Unknown source")
+    if not source.enabled:
+        raise WearablesError(f"{source.get_kind_display()} is disabled: enable it on the Sources page first")
+    dates = sorted(set(dates or recent_dates(owner, 2)))
+    if len(dates) > MAX_DAYS:
+        raise WearablesError(f"At most {MAX_DAYS} days per sync")
+    return source, dates
+
+
+def _sync_days(ctx: _DaySync, dates: list[date], errors: list[str]) -> tuple[int, str]:
+    """Each day in turn; a refusing provider or a database that does not come back stops the run."""
     succeeded, outcome = 0, "ok"
     for n, day in enumerate(dates, 1):
         outcome = _sync_day_with_retry(ctx, day, errors)
@@ -110,12 +131,11 @@ def sync(
         if outcome == "database gone":
             errors.append(f"stopped after {n} of {len(dates)} days: the database did not come back")
             break
-    if succeeded and outcome != "database gone":
-        try:
-            ctx.warnings += _import_native_memories(owner, source, ctx.connector, patterns)
-        except ProviderError as exc:
-            ctx.warnings.append(f"native memories: {redact_text(exc.message, patterns)}")
-    run.warnings = ctx.warnings
+    return succeeded, outcome
+
+
+def _finish_run(run: SyncRun, warnings, errors, *, succeeded: int, started: float, database_gone: bool) -> None:
+    run.warnings = warnings
     run.errors = errors
     run.duration_ms = int((time.monotonic() - started) * 1000)
     run.finished_at = timezone.now()
@@ -128,11 +148,9 @@ def sync(
     try:
         run.save()
     except (OperationalError, InterfaceError):
-        if outcome == "database gone" or not await_database(run):
+        if database_gone or not await_database(run):
             raise  # the run stays "running" without its lock: the next sync closes it as interrupted
         run.save()
-    _run_lock(run.pk, "pg_advisory_unlock")
-    return run
 
 
 @dataclass
