@@ -46,10 +46,14 @@ LABELS = {
 
 # --- keys ------------------------------------------------------------------------------------------------
 def family_of(predicate: str) -> str:
-    """ "work:work_at_northwind" -> "work:work_at": the kind and the first two words of the predicate."""
+    """ "work:work_at_northwind" -> "work:work_at": the kind and the first two words of the predicate (pronouns
+    a fallback extractor left in the predicate are not part of it)."""
     kind, _, rest = (predicate or "other:statement").lower().partition(":")
-    words = [w for w in rest.split("_") if w][:2]
+    words = [w for w in rest.split("_") if w and w not in PRONOUNS][:2]
     return f"{kind or 'other'}:{'_'.join(words) or 'statement'}"[:100]
+
+
+PRONOUNS = {"i", "i'm", "im", "i've", "i'll", "i'd", "me", "my", "we", "we're", "you", "you're", "it", "it's"}
 
 
 def subject_type_of(features: dict | None, attribution: str) -> str:
@@ -64,11 +68,26 @@ def key_of(family: str, subject_type: str) -> str:
     return f"{family}|{subject_type}"
 
 
+def kind_key(family: str, subject_type: str) -> str:
+    """The coarser key every family of a kind shares: ``kind:work|owner``."""
+    return f"kind:{family.partition(':')[0]}|{subject_type}"
+
+
+def keys_of(family: str, subject_type: str) -> tuple[str, str]:
+    return kind_key(family, subject_type), key_of(family, subject_type)
+
+
 def pattern_of(family: str, subject_type: str) -> str:
-    """ "work:work_at", owner -> "I work at …" (what the Review page shows)."""
-    words = family.partition(":")[2].replace("_", " ").strip()
+    """ "work:work_at", owner -> "I work at …"; a kind key -> "what you say about your work"."""
+    kind, _, words = family.partition(":")
+    if kind == "kind":
+        kind = words
+        return f"{kind} facts about you" if subject_type == "owner" else f"{kind} facts about others"
+    words = words.replace("_", " ").strip()
     who = "I" if subject_type == "owner" else "someone"
-    return f"{who} {words} …" if words and words != "statement" else f"{who}: {family.partition(':')[0]} …"
+    if words.startswith("be "):
+        words = ("am " if who == "I" else "is ") + words[3:]
+    return f"{who} {words} …" if words and words != "statement" else f"{kind} facts ({who})"
 
 
 def _logit(p: float) -> float:
@@ -91,11 +110,13 @@ class Adjustment:
     version: int = 0
 
     def offset_for(self, family: str, subject_type: str) -> float:
-        return self.shift + self.offsets.get(key_of(family, subject_type), 0.0)
+        return self.shift + sum(self.offsets.get(k, 0.0) for k in keys_of(family, subject_type))
 
-    def probability(self, p: float, family: str, subject_type: str) -> float:
+    def probability(self, p: float, family: str, subject_type: str, accept_threshold: float = 1.0) -> float:
         offset = self.offset_for(family, subject_type)
-        return _sigmoid(_logit(p) + offset) if offset else float(p)
+        if not offset or (offset < 0 and p >= accept_threshold):
+            return float(p)
+        return _sigmoid(_logit(p) + offset)
 
 
 NO_ADJUSTMENT = Adjustment()
@@ -114,6 +135,10 @@ def adjust(scored: trust.Scored, adjustment: Adjustment | None, *, accept_thresh
     if adjustment is None or (not adjustment.shift and not adjustment.offsets):
         return scored
     offset = adjustment.offset_for(family, subject_type)
+    if offset < 0 and scored.score >= accept_threshold:
+        # The examples come from what the gate asked about (below this line): they say nothing about what the
+        # shipped model accepts on its own, so learning never demotes it.
+        return scored
     if offset:
         scored.components["owner_offset"] = round(offset, 4)
         scored.components["owner_adjustment"] = adjustment.version
@@ -146,19 +171,30 @@ def _fit_offset(points: list[tuple[float, int]], prior: float) -> float:
 
 
 def fit(examples: list[Example]) -> Adjustment:
-    """One shift over all examples, then one offset per key with at least ``KEY_FLOOR`` examples."""
+    """One shift over all examples, then one offset per kind key and per family key with at least ``KEY_FLOOR``
+    examples, each fitted on what the coarser levels left (shrunk towards 0 by ``PRIOR``)."""
     if not examples:
         return NO_ADJUSTMENT
     shift = _fit_offset([(_logit(e.p), e.label) for e in examples], PRIOR)
-    by_key: dict[str, list[Example]] = {}
-    for e in examples:
-        by_key.setdefault(e.key, []).append(e)
-    offsets = {}
-    for key, rows in by_key.items():
-        if len(rows) >= KEY_FLOOR:
-            offset = _fit_offset([(_logit(e.p) + shift, e.label) for e in rows], PRIOR)
+    offsets: dict[str, float] = {}
+    for level in (0, 1):
+        by_key: dict[str, list[Example]] = {}
+        for e in examples:
+            family, _, subject = e.key.partition("|")
+            by_key.setdefault(keys_of(family, subject)[level], []).append(e)
+        fitted = {}
+        for key, rows in by_key.items():
+            if len(rows) < KEY_FLOOR:
+                continue
+            points = []
+            for e in rows:
+                family, _, subject = e.key.partition("|")
+                base = shift + sum(offsets.get(k, 0.0) for k in keys_of(family, subject))
+                points.append((_logit(e.p) + base, e.label))
+            offset = _fit_offset(points, PRIOR)
             if abs(offset) >= 0.01:
-                offsets[key] = round(offset, 4)
+                fitted[key] = round(offset, 4)
+        offsets.update(fitted)
     return Adjustment(shift=round(shift, 4), offsets=offsets)
 
 
@@ -191,7 +227,7 @@ def guard(examples: list[Example], threshold: dict[int, float] | float, *, folds
         for i, e in enumerate(examples):
             if i % k == fold:
                 family, _, subject = e.key.partition("|")
-                held.append((model.probability(e.p, family, subject) >= thr(i), e.label))
+                held.append((model.probability(e.p, family, subject, thr(i)) >= thr(i), e.label))
     adjusted = _precision(held)
     if adjusted is not None and adjusted < reference - 1e-9:
         return GuardResult(
@@ -295,15 +331,24 @@ def refit(*, owner, default_threshold: float | None = None) -> OwnerAdjustment:
 
 
 def _family_stats(rows: list[ReviewExample]) -> dict:
+    """Per key (kind and family level): examples, accepts, the pattern shown, the median shipped p."""
     stats: dict[str, dict] = {}
     for r in rows:
-        s = stats.setdefault(
-            key_of(r.family, r.subject_type),
-            {"n": 0, "accepted": 0, "pattern": r.pattern, "p_model": [], "threshold": r.accept_threshold},
-        )
-        s["n"] += 1
-        s["accepted"] += int(r.label or 0)
-        s["p_model"].append(round(float(r.p_model or 0.0), 4))
+        for level, key in enumerate(keys_of(r.family, r.subject_type)):
+            family = key.partition("|")[0]
+            s = stats.setdefault(
+                key,
+                {
+                    "n": 0,
+                    "accepted": 0,
+                    "pattern": r.pattern if level else pattern_of(family, r.subject_type),
+                    "p_model": [],
+                    "threshold": r.accept_threshold,
+                },
+            )
+            s["n"] += 1
+            s["accepted"] += int(r.label or 0)
+            s["p_model"].append(round(float(r.p_model or 0.0), 4))
     for s in stats.values():
         values = sorted(s.pop("p_model"))
         s["median_p"] = values[len(values) // 2] if values else 0.0
@@ -393,14 +438,35 @@ def learned(owner, *, review_threshold: float | None = None) -> Learned:
     if not row.is_active:
         return out
     review = review_threshold if review_threshold is not None else _default_review_threshold()
-    adjustment = Adjustment(shift=row.shift, offsets=dict(row.offsets or {}), version=row.version)
-    for key, stats in sorted((row.families or {}).items(), key=lambda kv: -kv[1]["n"]):
+    offsets = dict(row.offsets or {})
+    stats_by_key = row.families or {}
+    if abs(row.shift) >= 0.05:
+        way = "trusts what it is unsure of a little more" if row.shift > 0 else "asks about fewer doubtful claims"
+        out.rules.append(
+            LearnedRule(
+                "*",
+                "everything",
+                row.n_examples,
+                sum(int(v.get("accepted", 0)) for k, v in stats_by_key.items() if k.startswith("kind:")),
+                round(row.shift, 3),
+                "overall",
+                f"{way} after {row.n_examples} decisions",
+            )
+        )
+    for key in sorted(offsets, key=lambda k: (-stats_by_key.get(k, {}).get("n", 0), k)):
+        stats = stats_by_key.get(key)
+        if stats is None:
+            continue
         family, _, subject = key.partition("|")
-        offset = adjustment.offset_for(family, subject)
+        offset = (
+            row.shift
+            + offsets[key]
+            + (offsets.get(kind_key(family, subject), 0.0) if not key.startswith("kind:") else 0.0)
+        )
         if abs(offset) < 0.05:
             continue
-        p = adjustment.probability(stats.get("median_p", 0.0), family, subject)
         threshold = float(stats.get("threshold") or _default_accept_threshold())
+        p = _sigmoid(_logit(stats.get("median_p", 0.0)) + offset)
         pattern, n = stats.get("pattern") or pattern_of(family, subject), stats["n"]
         if offset > 0 and p >= threshold:
             effect, sentence = "accepts", f"accepts '{pattern}' from you without asking since {n} decisions"

@@ -223,4 +223,7 @@ def plan_pass(owner, ctx, scored_items: list[trust.Scored], *, policy: trust.Pol
     if policy.mode != "smart":
         return  # review mode asks about everything; auto and off queue nothing
     rerun = {id(s) for s in scored_items if s.candidate.content_hash in ctx.existing}
-    apply_budget(scored_items, room=review_room(owner, ctx.day_key), index=index, skip=set(ctx.merges) | rerun)
+    # New evidence for a claim the gate dropped earlier competes for today's places like a new claim; evidence
+    # for an item that waits or is accepted takes none.
+    merged = {k for k, target in ctx.merges.items() if not (isinstance(target, Known) and target.status == "dropped")}
+    apply_budget(scored_items, room=review_room(owner, ctx.day_key), index=index, skip=merged | rerun)

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 AUTHOR_LABEL = "distill"
 PROMOTED = "promoted-by-corroboration"
 DEMOTED = "demoted-by-rejection"
+REPROPOSED = "re-proposed-by-new-evidence"
 ACTIVE = ("accepted", "pending_review")
 
 
@@ -165,7 +166,8 @@ def _same_evidence(fact: Fact, evidence: EvidenceIn) -> bool:
 def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> None:
     """A near-duplicate: this candidate's evidence goes onto the item that already says it (once: the same
     evidence never proposes it again). A candidate the gate would accept promotes a pending or gate-dropped
-    item; anything weaker leaves the item where it is (a dropped item stays rescuable, not re-queued)."""
+    item; anything weaker leaves the item where it is, except that a gate-dropped item said again with new
+    evidence that won a place in the day's budget (``queue.plan_pass``) goes back into review."""
     target = ctx.merges[id(scored)]
     if isinstance(target, trust.Scored):
         fact = ctx.written.get(id(target))
@@ -200,8 +202,21 @@ def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> N
             author_label=AUTHOR_LABEL,
         )
         report.promoted += 1
+    queued = False
+    if scored.decision == trust.PENDING and gate_dropped:
+        # Said again with new evidence, and it won a place in today's budget: back into review.
+        ledger.decide(
+            owner=ctx.owner,
+            fact=fact,
+            status="pending_review",
+            reason=REPROPOSED,
+            veracity=min(scored.score, 1.0),
+            author="system",
+            author_label=AUTHOR_LABEL,
+        )
+        queued = True
     ctx.existing[cand.content_hash] = fact
-    record_claim(ctx, cand.content_hash, fact)
+    record_claim(ctx, cand.content_hash, fact, queued=queued)
 
 
 def write(ctx: WriteContext, scored_items: list[trust.Scored], report: PassReport) -> None:
