@@ -80,7 +80,7 @@ def run_wearable_day(owner, day: dict) -> int:
             turns += sum(len(c["utterances"]) for c in recording["conversations"])
             if transcript is not None:
                 memory_services.run_memory_pass(transcript=transcript)
-    return turns // max(len(day["recordings"]), 1)  # one conversation heard by several devices counts once
+    return turns  # every device's utterances, as the labeled-days README counts them
 
 
 def run_session(owner, session) -> int:
@@ -91,16 +91,18 @@ def run_session(owner, session) -> int:
     return len(session.turns)
 
 
-def band_counts(owner, day_keys: set[str]) -> dict:
-    """What the gate did with the given days: queued, dropped for the budget, accepted (claims of those days)."""
+def band_counts(owner, day_keys: set[str], judge=None) -> dict:
+    """What the gate did with the given days: queued, dropped for the budget (claims of those days), and how
+    many queued items the reviewer would accept (true, about the right person)."""
     from distill.models import Claim
     from distill.queue import BUDGET_REASON
 
-    claims = Claim.objects.owned_by(owner).filter(day_key__in=day_keys).select_related("fact")
+    claims = Claim.objects.owned_by(owner).filter(day_key__in=day_keys).select_related("fact__subject_entity")
     facts = {c.fact_id: c for c in claims}
-    queued = sum(1 for c in facts.values() if c.queued)
+    queued = [c for c in facts.values() if c.queued]
     over = sum(1 for c in facts.values() if (c.fact.status_reason or "").startswith(BUDGET_REASON))
-    return {"queued": queued, "over_budget": over, "band": queued + over}
+    true = sum(judge.decide(c.fact) == "accept" for c in queued) if judge is not None else None
+    return {"queued": len(queued), "over_budget": over, "band": len(queued) + over, "queued_true": true}
 
 
 # --- the simulated reviewer ---------------------------------------------------------------------------------
@@ -248,7 +250,7 @@ def run_set(name: str, units: list, run_unit, day_of, judge: Judge, precision, d
         if arm == "control":
             OwnerAdjustment.objects.filter(owner=owner).update(status=OwnerAdjustment.Status.LEARNING)
         turns2 = sum(run_unit(owner, u) for u in second)
-        band2 = band_counts(owner, {day_of(u) for u in second})
+        band2 = band_counts(owner, {day_of(u) for u in second}, judge)
         out[arm] = {
             "turns": (turns1, turns2),
             "first": band1,
@@ -294,15 +296,16 @@ def report(result: dict) -> bool:
     for rule in learned["rules"][:8]:
         print(f"  - the gate {rule['sentence']}")
     print(f"second half: {turns} turns")
-    print("| | review band /100 turns | queued /100 turns | accepted | accepted precision |")
-    print("|---|---|---|---|---|")
+    print("| | review band /100 turns | queued /100 turns | queued items true | accepted | accepted precision |")
+    print("|---|---|---|---|---|---|")
     for label, arm, band, queued, prec in (
         ("control (same decisions, no adjustment)", control, cb, cq, cp),
         ("learner", learner, lb, lq, lp),
     ):
-        acc = arm["precision"][0]
+        acc, true = arm["precision"][0], arm["second"]["queued_true"]
         print(
-            f"| {label} | {per100(band, turns):.1f} ({band}) | {per100(queued, turns):.1f} ({queued}) | {acc} | "
+            f"| {label} | {per100(band, turns):.1f} ({band}) | {per100(queued, turns):.1f} ({queued}) | "
+            f"{true} of {queued} | {acc} | "
             f"{'n/a' if prec is None else f'{prec:.2f}'} |"
         )
     print(
@@ -325,6 +328,10 @@ def main(argv=None) -> int:
             print(f"not found: {path}", file=sys.stderr)
             return 2
     teardown = setup_bench_db(args.keep, BENCH_DB)
+    import logging
+
+    for name in ("distill", "ledger", "wearables", "django.request"):
+        logging.getLogger(name).setLevel(logging.ERROR)
     print(f"# review learning bench — {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     t0 = time.perf_counter()
     results = []
