@@ -129,3 +129,17 @@ def test_review_page_shows_what_the_gate_learned(logged_in_page, user):
     )
     page.reload()
     expect(page.locator("#review-learned")).to_contain_text("without asking since 12 decisions")
+
+
+def test_admin_lists_examples_and_refits_an_adjustment(client, user, api):
+    from tests.factories import UserFactory
+
+    decide_many(api, user, learning.FLOOR)
+    learning.refit(owner=user)
+    OwnerAdjustment.objects.filter(owner=user).update(status=OwnerAdjustment.Status.LEARNING)
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    assert b"work:tend_lighthouse" in client.get("/admin/distill/reviewexample/").content
+    adj = OwnerAdjustment.objects.get(owner=user)
+    answer = client.post("/admin/distill/owneradjustment/", {"action": "refit", "_selected_action": [adj.pk]})
+    assert answer.status_code == 302
+    assert OwnerAdjustment.objects.get(owner=user).is_active
