@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from distill import trust
-from distill.models import OwnerAdjustment, ReviewExample
+from distill.models import Mode, OwnerAdjustment, ReviewExample
 
 FLOOR = 12  # labelled examples before any adjustment takes effect
 KEY_FLOOR = 4  # examples of one (family, subject type) before it gets its own offset
@@ -128,10 +128,12 @@ def adjust(scored: trust.Scored, adjustment: Adjustment | None, *, accept_thresh
     cand = scored.candidate
     family = family_of(cand.predicate)
     subject_type = subject_type_of(getattr(cand, "features", None), cand.attribution)
-    scored.components["p_model"] = round(scored.score, 4)
+    # Own keys: the model's components already say "p_model" (before the source's trust) and "accept_threshold"
+    # (the artifact's line); these are the probability and the line the decision actually uses.
+    scored.components["p_shipped"] = round(scored.score, 4)
     scored.components["family"] = family
     scored.components["subject_type"] = subject_type
-    scored.components["accept_threshold"] = round(accept_threshold, 4)
+    scored.components["accept_line"] = round(accept_threshold, 4)
     if adjustment is None or (not adjustment.shift and not adjustment.offsets):
         return scored
     offset = adjustment.offset_for(family, subject_type)
@@ -261,7 +263,7 @@ def record_example(*, owner, fact, decision: str, action_public_id, before: dict
     family = comps.get("family") or family_of(fact.predicate)
     subject_kind = (before or {}).get("subject_kind") or fact.subject_kind
     subject_type = comps.get("subject_type") or subject_type_of(None, subject_kind)
-    p_model = comps.get("p_model", details.get("trust_score"))
+    p_model = comps.get("p_shipped", comps.get("p", details.get("trust_score")))
     if p_model is None:
         p_model = fact.veracity
     example, _ = ReviewExample.objects.get_or_create(
@@ -276,7 +278,7 @@ def record_example(*, owner, fact, decision: str, action_public_id, before: dict
             "source_key": (fact.source_label or "")[:100],
             "pattern": pattern_of(family, subject_type)[:200],
             "p_model": float(p_model),
-            "accept_threshold": comps.get("accept_threshold"),
+            "accept_threshold": comps.get("accept_line", comps.get("accept_threshold")),
         },
     )
     return example
@@ -382,14 +384,11 @@ def current(owner) -> Adjustment | None:
 
 
 def accept_threshold(policy: trust.Policy) -> float:
-    """The auto-accept line the pass decides with: the shipped model's in smart mode, else the policy's."""
-    if policy.mode == "smart":
-        try:
-            from distill import gate_model
-
-            return float(gate_model.shipped().accept_threshold)
-        except (ImportError, AttributeError, OSError, ValueError, KeyError):
-            pass
+    """The auto-accept line the pass decides with (``trust.lines`` when the gate has calibrated lines: the
+    shipped model's, unless the owner set their own), else the policy's."""
+    lines = getattr(trust, "lines", None)
+    if lines is not None and policy.mode == Mode.SMART:
+        return float(lines(policy)[0])
     return float(policy.auto_approve_trust)
 
 

@@ -38,7 +38,7 @@ def scored(content, p, *, predicate="hobby:keep_bee", person="", importance="nor
         extractor="test",
         extractor_version="1",
     )
-    item = trust.Scored(candidate=cand, score=p, components={"p_model": p, "accept_threshold": ACCEPT})
+    item = trust.Scored(candidate=cand, score=p, components={"p_shipped": p, "accept_line": ACCEPT})
     if p >= ACCEPT:
         item.decision, item.reason = trust.ACCEPTED, "score above auto-approve"
     elif p >= REVIEW:

@@ -68,7 +68,7 @@ def test_adjust_records_the_shipped_probability_and_key():
     item = learning.adjust(
         scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon"), adjustment, accept_threshold=0.7
     )
-    assert item.components["p_model"] == pytest.approx(0.55) and item.components["family"] == "hobby:carve_spoon"
+    assert item.components["p_shipped"] == pytest.approx(0.55) and item.components["family"] == "hobby:carve_spoon"
     assert item.components["subject_type"] == "owner" and item.score > 0.8
 
 

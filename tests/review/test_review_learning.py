@@ -13,13 +13,13 @@ from .conftest import make_pending
 
 pytestmark = pytest.mark.django_db
 
-GATE = {"p_model": 0.58, "family": "work:tend_lighthouse", "subject_type": "owner", "accept_threshold": 0.7}
+GATE = {"p_shipped": 0.58, "family": "work:tend_lighthouse", "subject_type": "owner", "accept_line": 0.7}
 
 
 def gate_item(owner, content, **gate):
     """A queued memory as the gate writes it: its evidence carries the model's p and the learning key."""
     components = {"extraction_confidence": 0.8, "source_trust": 0.8, **GATE, **gate}
-    return make_pending(owner, content, trust=components["p_model"], details={"components": components})
+    return make_pending(owner, content, trust=components["p_shipped"], details={"components": components})
 
 
 def test_every_decision_becomes_a_labelled_example(user, api):
