@@ -213,6 +213,9 @@ def bench(owner, client, api_headers, runs: int) -> list[tuple[str, str]]:
             ),
         )
     )
+    # Every action above is a labelled example: refit the owner's learned adjustment from them (floor, guard).
+    refit = lambda: ok(client.post("/api/v1/review/learning/refit", **api_headers))  # noqa: E731
+    rows.append(("API POST /review/learning/refit", summary(timed(refit, runs))))
     return rows
 
 

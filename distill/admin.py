@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from distill.models import Claim, GatePolicy
+from distill.models import Claim, GatePolicy, OwnerAdjustment, ReviewExample
 
 
 @admin.register(GatePolicy)
@@ -17,3 +17,30 @@ class ClaimAdmin(admin.ModelAdmin):
     search_fields = ["owner__username", "source_key", "scope_key", "claim_hash"]
     raw_id_fields = ["fact"]
     readonly_fields = ["source_key", "scope_key", "day_key", "claim_hash", "origin", "fact", "created_at"]
+
+
+@admin.register(ReviewExample)
+class ReviewExampleAdmin(admin.ModelAdmin):
+    """Read-only: examples are written by the review services and undone by an undo."""
+
+    list_display = ["owner", "decision", "label", "family", "subject_type", "p_model", "created_at", "undone_at"]
+    list_filter = ["decision", "label", "subject_type"]
+    search_fields = ["owner__username", "family", "fact_public_id"]
+    readonly_fields = [f.name for f in ReviewExample._meta.fields]
+
+
+@admin.register(OwnerAdjustment)
+class OwnerAdjustmentAdmin(admin.ModelAdmin):
+    list_display = ["owner", "status", "n_examples", "shift", "shipped_precision", "adjusted_precision", "fitted_at"]
+    list_filter = ["status"]
+    search_fields = ["owner__username"]
+    readonly_fields = [f.name for f in OwnerAdjustment._meta.fields]
+    actions = ["refit"]
+
+    @admin.action(description="Refit from the owner's decisions now")
+    def refit(self, request, queryset):
+        from distill import learning
+
+        for row in queryset.select_related("owner"):
+            learning.refit(owner=row.owner)
+        self.message_user(request, f"Refitted {queryset.count()} adjustment(s)")

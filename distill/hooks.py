@@ -38,3 +38,25 @@ def sightings(*, owner, source_key: str, day_key: str, scope_key: str, hook=None
     except Exception:  # a source's hook failing must not lose the pass: no corroboration then
         log.exception("corroboration hook for %s failed", source_key)
         return []
+
+
+# --- the owner's daily review budget ----------------------------------------------------------------------
+# ``review`` owns the setting (the Review page); it registers a reader here so the gate can keep the queue
+# within it without importing an upper layer. Without a registration the default holds.
+DEFAULT_REVIEW_BUDGET = 20
+_REVIEW_BUDGET: list[Callable[..., int]] = []
+
+
+def register_review_budget(fn: Callable[..., int]) -> None:
+    _REVIEW_BUDGET[:] = [fn]
+
+
+def review_budget(owner) -> int:
+    """How many items a day the gate may put into ``owner``'s review queue; never raises."""
+    if not _REVIEW_BUDGET:
+        return DEFAULT_REVIEW_BUDGET
+    try:
+        return max(int(_REVIEW_BUDGET[0](owner)), 0)
+    except Exception:  # a broken reader must not lose the pass: the default budget then
+        log.exception("review budget reader failed")
+        return DEFAULT_REVIEW_BUDGET

@@ -94,6 +94,8 @@ class Claim(OwnedModel):
     claim_hash = models.CharField(max_length=64, help_text="sha256 of the normalised memory text")
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.EXTRACTED)
     fact = models.ForeignKey("ledger.Fact", on_delete=models.CASCADE, related_name="distill_claims")
+    # The gate put this claim into review (it used one place of the day's review budget, ``distill.queue``).
+    queued = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ClaimQuerySet.as_manager()
@@ -111,3 +113,88 @@ class Claim(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.source_key} {self.day_key} {self.claim_hash[:12]}"
+
+
+class ReviewExample(OwnedModel):
+    """One person's decision on one memory the gate proposed: a labelled example for that owner's adjustment
+    (``distill.learning``). Written by the review services for every decision; an undo marks it undone.
+
+    ``label``: 1 (a true statement about the right person: accept, edit), 0 (reject, not about me), empty (a
+    snooze or a rescue: no verdict on truth, kept for the record, never fitted).
+    States: recorded (``undone_at`` empty) -> undone (the review action was undone; excluded from fits).
+    """
+
+    class Decision(models.TextChoices):
+        ACCEPT = "accept"
+        REJECT = "reject"
+        EDIT = "edit"
+        NOT_ABOUT_ME = "not_about_me", "Not about me"
+        SNOOZE = "snooze"
+        RESCUE = "rescue"
+
+    action_public_id = models.UUIDField(unique=True, help_text="The review action this example records")
+    fact_public_id = models.UUIDField()
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+    label = models.PositiveSmallIntegerField(null=True, blank=True)
+    family = models.CharField(max_length=100, help_text='predicate family, e.g. "work:work_at"')
+    subject_type = models.CharField(max_length=30, help_text="owner, named_person, unknown, ...")
+    source_key = models.CharField(max_length=100, blank=True)
+    pattern = models.CharField(max_length=200, blank=True, help_text='shown on the Review page: "I work at …"')
+    p_model = models.FloatField(null=True, blank=True, help_text="the shipped model's probability for the claim")
+    accept_threshold = models.FloatField(null=True, blank=True, help_text="the auto-accept line when it was scored")
+    created_at = models.DateTimeField(auto_now_add=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(label__isnull=True) | models.Q(label__in=[0, 1]), name="distill_reviewexample_label"
+            ),
+        ]
+        indexes = [
+            # learning.fit: the owner's live examples in order.
+            models.Index(fields=["owner", "created_at"], name="distill_example_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.family} ({self.label})"
+
+
+class OwnerAdjustment(OwnedModel):
+    """The per-owner adjustment on top of the shipped model, refitted nightly and on demand.
+
+    States: learning (fewer examples than the floor: no effect) -> active (fitted, passed the precision guard:
+    applied after ``trust.score``) | refused (the guard found it would lower cross-validated precision: no
+    effect). Every refit rewrites the row; ``version`` counts refits.
+    """
+
+    class Status(models.TextChoices):
+        LEARNING = "learning"
+        ACTIVE = "active"
+        REFUSED = "refused"
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LEARNING)
+    shift = models.FloatField(default=0.0, help_text="logit offset for every claim (moves both thresholds)")
+    offsets = models.JSONField(default=dict, blank=True, help_text='{"<family>|<subject type>": logit offset}')
+    families = models.JSONField(default=dict, blank=True, help_text="per key: examples, accepts, pattern")
+    n_examples = models.PositiveIntegerField(default=0)
+    shipped_precision = models.FloatField(null=True, blank=True)
+    adjusted_precision = models.FloatField(null=True, blank=True)
+    reason = models.CharField(max_length=300, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner"], name="distill_owneradjustment_one_per_owner")]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id}: {self.status} v{self.version} ({self.n_examples} examples)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE

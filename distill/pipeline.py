@@ -6,6 +6,7 @@ neutral conversations and writes its decisions to the ledger; the bench feeds it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -49,6 +50,8 @@ class PassInput:
     use_judge: bool = True
     # Turn indices whose speaker is not a person (assistant, system, media): their claims are dropped.
     not_a_person: set[int] = field(default_factory=set)
+    # The owner's learned adjustment (``distill.learning.adjuster``), applied after score and before decide.
+    adjust: Callable[[trust.Scored], trust.Scored] | None = None
 
 
 @dataclass
@@ -151,6 +154,8 @@ def run(inp: PassInput) -> PassOutput:
             corroborating_sources=agreeing,
             supporting_memory_id=support,
         )
+        if inp.adjust is not None:
+            scored = inp.adjust(scored)
         out.scored.append(trust.decide(scored, inp.policy))
     trust.apply_gates(out.scored, inp.policy, existing_hashes=inp.existing_hashes, existing_today=inp.existing_today)
     out.warnings = list(dict.fromkeys(out.warnings))

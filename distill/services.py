@@ -22,7 +22,7 @@ from django.utils import timezone as dj_timezone
 
 from accounts.exceptions import DomainError
 from accounts.services import get_settings
-from distill import hooks, pipeline, policies, trust, writing
+from distill import hooks, learning, pipeline, policies, queue, trust, writing
 from distill.conversation import Conversation, NativeMemory, Role
 from distill.extraction.base import Candidate, content_hash
 from distill.extraction.deterministic import clean
@@ -139,6 +139,7 @@ def distill(
             existing_hashes=writing.active_hashes(owner) - set(existing),
             existing_today=sum(1 for f in existing.values() if f.status in writing.ACTIVE),
             not_a_person={i for i, (_, t) in tmap.turns.items() if t.speaker.role not in Role.SPEAKS_FOR_SOMEONE},
+            adjust=learning.adjuster(owner, accept_threshold=learning.accept_threshold(policy)),
         )
     )
     report.warnings, report.extractor = out.warnings, out.extractor
@@ -158,6 +159,7 @@ def distill(
             existing=writing.source_day_facts(owner, source_key, day_key),
             same_day=writing.other_sources_day_facts(owner, source_key, day_key),
         )
+        queue.plan_pass(owner, ctx, out.scored, policy=policy, names=[owner_name(owner)])
         writing.write(ctx, out.scored, report)
     log.info("distill pass %s: %s", scope_key, report)
     return report
@@ -207,9 +209,12 @@ def import_native(
     verdicts, warnings = judge([c for c, _ in candidates]) if policy.mode == "smart" else ({}, [])
     report.warnings += warnings
     scored_items, by_scored = [], {}
+    adjust = learning.adjuster(owner, accept_threshold=learning.accept_threshold(policy))
     for cand, mem in candidates:
         scored = trust.decide(
-            trust.score(cand, source_trust=policy.source_trust, judge_verdict=verdicts.get(cand.proposition_key)),
+            adjust(
+                trust.score(cand, source_trust=policy.source_trust, judge_verdict=verdicts.get(cand.proposition_key))
+            ),
             policy,
         )
         scored_items.append(scored)
@@ -244,6 +249,7 @@ def import_native(
             evidence_for=evidence_for,
             existing=writing.source_day_facts(owner, source_key, ""),
         )
+        queue.plan_pass(owner, ctx, scored_items, policy=policy, names=[owner_name(owner)])
         writing.write(ctx, scored_items, report)
     return report
 

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 AUTHOR_LABEL = "distill"
 PROMOTED = "promoted-by-corroboration"
 DEMOTED = "demoted-by-rejection"
+REPROPOSED = "re-proposed-by-new-evidence"
 ACTIVE = ("accepted", "pending_review")
 
 
@@ -40,6 +41,8 @@ class PassReport:
     promoted: int = 0
     superseded: int = 0
     demoted: int = 0
+    merged: int = 0  # candidates that became evidence on an item saying the same (``distill.queue``)
+    over_budget: int = 0  # pending candidates the day's review budget had no place for (kept as dropped)
     warnings: list[str] = field(default_factory=list)
     extractor: str = ""
     facts: list[str] = field(default_factory=list)  # public ids of the memories this run wrote
@@ -64,6 +67,10 @@ class WriteContext:
     evidence_for: Callable[[trust.Scored], EvidenceIn]
     existing: dict[str, Fact] = field(default_factory=dict)  # this source's memories of the day, by claim hash
     same_day: dict[str, Fact] = field(default_factory=dict)  # other sources' memories of the day, by claim hash
+    # id(scored) -> the item it adds evidence to: a stored memory (``queue.Known``) or this pass's first candidate
+    # saying the same (``trust.Scored``); planned by ``distill.queue.plan_merges``.
+    merges: dict[int, object] = field(default_factory=dict)
+    written: dict[int, Fact] = field(default_factory=dict)  # id(scored) -> the memory this pass wrote for it
 
 
 def lock_scope(owner, scope_key: str) -> None:
@@ -116,7 +123,7 @@ def propose(ctx: WriteContext, scored: trust.Scored):
     )
 
 
-def record_claim(ctx: WriteContext, claim_hash: str, fact: Fact) -> None:
+def record_claim(ctx: WriteContext, claim_hash: str, fact: Fact, *, queued: bool = False) -> None:
     try:
         with transaction.atomic():
             Claim.objects.create(
@@ -127,6 +134,7 @@ def record_claim(ctx: WriteContext, claim_hash: str, fact: Fact) -> None:
                 claim_hash=claim_hash,
                 origin=ctx.origin,
                 fact=fact,
+                queued=queued,
             )
     except IntegrityError:  # already keyed (a pass outside the scope lock, e.g. another scope of the same day)
         log.info("claim %s already recorded for %s %s", claim_hash[:12], ctx.source_key, ctx.day_key)
@@ -147,13 +155,80 @@ def _corroborate(ctx: WriteContext, scored: trust.Scored, fact: Fact | None) -> 
     )
 
 
+def _same_evidence(fact: Fact, evidence: EvidenceIn) -> bool:
+    return (
+        fact.evidence.filter(tombstoned_at__isnull=True, source_label=evidence.source_label, quote=evidence.quote)
+        .filter(source_ref=evidence.source_ref)
+        .exists()
+    )
+
+
+def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> None:
+    """A near-duplicate: this candidate's evidence goes onto the item that already says it (once: the same
+    evidence never proposes it again). A candidate the gate would accept promotes a pending or gate-dropped
+    item; anything weaker leaves the item where it is, except that a gate-dropped item said again with new
+    evidence that won a place in the day's budget (``queue.plan_pass``) goes back into review."""
+    target = ctx.merges[id(scored)]
+    if isinstance(target, trust.Scored):
+        fact = ctx.written.get(id(target))
+    else:
+        fact = Fact.objects.owned_by(ctx.owner).filter(pk=target.fact_id).first()
+    if fact is None:
+        report.duplicates += 1
+        return
+    evidence = ctx.evidence_for(scored)
+    if _same_evidence(fact, evidence):
+        report.duplicates += 1
+        return
+    cand = scored.candidate
+    ledger.add_evidence(
+        owner=ctx.owner,
+        fact=fact,
+        evidence=evidence,
+        author="extractor",
+        author_label=f"{cand.extractor}@{cand.extractor_version}",
+    )
+    report.merged += 1
+    fact.refresh_from_db()
+    gate_dropped = fact.status == "dropped" and (fact.status_reason or "").startswith((*RESCUABLE, BUDGET_REASON))
+    if scored.decision == trust.ACCEPTED and (fact.status == "pending_review" or gate_dropped):
+        ledger.decide(
+            owner=ctx.owner,
+            fact=fact,
+            status="accepted",
+            reason=PROMOTED,
+            veracity=min(scored.score, 1.0),
+            author="system",
+            author_label=AUTHOR_LABEL,
+        )
+        report.promoted += 1
+    queued = False
+    if scored.decision == trust.PENDING and gate_dropped:
+        # Said again with new evidence, and it won a place in today's budget: back into review.
+        ledger.decide(
+            owner=ctx.owner,
+            fact=fact,
+            status="pending_review",
+            reason=REPROPOSED,
+            veracity=min(scored.score, 1.0),
+            author="system",
+            author_label=AUTHOR_LABEL,
+        )
+        queued = True
+    ctx.existing[cand.content_hash] = fact
+    record_claim(ctx, cand.content_hash, fact, queued=queued)
+
+
 def write(ctx: WriteContext, scored_items: list[trust.Scored], report: PassReport) -> None:
     for scored in scored_items:
         cand = scored.candidate
         stored = ctx.existing.get(cand.content_hash)
-        if stored is not None:
+        if stored is not None and id(scored) not in ctx.merges:
             report.unchanged += 1
             rescore(ctx.owner, stored, scored, report)
+            continue
+        if id(scored) in ctx.merges:
+            merge_into(ctx, scored, report)
             continue
         if scored.decision not in (trust.ACCEPTED, trust.PENDING):
             if scored.reason == "duplicate":
@@ -161,6 +236,7 @@ def write(ctx: WriteContext, scored_items: list[trust.Scored], report: PassRepor
                 _corroborate(ctx, scored, ctx.same_day.get(cand.content_hash))
                 continue
             report.dropped += 1
+            report.over_budget += scored.reason.startswith(BUDGET_REASON)
             if not rescuable(scored):
                 continue
         result = propose(ctx, scored)
@@ -175,19 +251,24 @@ def write(ctx: WriteContext, scored_items: list[trust.Scored], report: PassRepor
             report.written[scored.decision] = report.written.get(scored.decision, 0) + 1
         report.facts.append(str(result.fact.public_id))
         ctx.existing[cand.content_hash] = result.fact
-        record_claim(ctx, cand.content_hash, result.fact)
+        ctx.written[id(scored)] = result.fact
+        queued = scored.decision == trust.PENDING and result.fact.status == "pending_review"
+        record_claim(ctx, cand.content_hash, result.fact, queued=queued)
         if result.fact.status in ACTIVE:
             report.superseded += supersede_older(ctx, result.fact, cand)
 
 
 RESCUABLE = ("score below review", "judge rejected", "over max_memories_per_day")
+# Dropped because the day's review budget was full: written (rescuable from the Review page) but, unlike the
+# reasons above, never brought back by a re-run with the same evidence (``rescore``).
+BUDGET_REASON = "over daily review budget"
 
 
 def rescuable(scored: trust.Scored) -> bool:
     """A claim dropped only for its score, a judge's reject or the day's cap is still a claim someone may want:
     it is written as a ``dropped`` memory with its reason (the Review page's "Recently dropped" can rescue it).
     Not claims at all (figures of speech, fragments, questions), duplicates and mode off are never written."""
-    return scored.decision == trust.DROPPED and scored.reason.startswith(RESCUABLE)
+    return scored.decision == trust.DROPPED and scored.reason.startswith((*RESCUABLE, BUDGET_REASON))
 
 
 CHANGE_MARKERS = re.compile(

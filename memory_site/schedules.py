@@ -23,4 +23,6 @@ SCHEDULES: list[dict] = [
     # nightly sleep over lessons (decay, merge, consolidate, predictions) and the morning report.
     {"name": "chats-drain-due", "func": "chats.tasks.drain_due", "schedule_type": "MINUTES", "minutes": 1},
     {"name": "chats-sleep", "func": "chats.tasks.sleep_all", "schedule_type": "DAILY"},
+    # distill: refit each owner's learned gate adjustment from their review decisions (floor + precision guard).
+    {"name": "distill-refit-adjustments", "func": "distill.tasks.refit_adjustments", "schedule_type": "DAILY"},
 ]

@@ -9,6 +9,7 @@ from ninja import Query, Router
 from accounts.exceptions import DomainError
 from accounts.owned import get_owned_or_404
 from accounts.schemas import ErrorOut
+from distill import learning as learning_reads
 from ledger import policy as ledger_policy
 from ledger.models import Fact, Status
 from review import cards, queries, services
@@ -17,6 +18,7 @@ from review.schemas import (
     BulkOut,
     DecideIn,
     DecideOut,
+    LearnedOut,
     QueueFilter,
     ReviewDecisionIn,
     ReviewItemOut,
@@ -147,6 +149,33 @@ def bulk(request, payload: BulkIn):
 def stats(request):
     """Queue size, what the budget held back, decisions today by person and by timeout, refusals this week."""
     return asdict(queries.stats(request.auth))
+
+
+def learned_out(found) -> dict:
+    return {
+        "status": found.status,
+        "examples": found.n_examples,
+        "floor": found.floor,
+        "decided_since_refit": found.pending_examples,
+        "reason": found.reason,
+        "version": found.version,
+        "fitted_at": found.fitted_at.isoformat() if found.fitted_at else None,
+        "shipped_precision": found.shipped_precision,
+        "adjusted_precision": found.adjusted_precision,
+        "rules": [asdict(r) for r in found.rules],
+    }
+
+
+@router.get("/learning", response=LearnedOut)
+def learning(request):
+    """What the gate has learned from your decisions: the adjustment's state and its rules in sentences."""
+    return learned_out(learning_reads.learned(request.auth))
+
+
+@router.post("/learning/refit", response=LearnedOut)
+def refit_learning(request):
+    """Refit your adjustment from your decisions now (the nightly schedule also does)."""
+    return learned_out(services.refit_learning(owner=request.auth))
 
 
 # --- the first API (kept: MCP clients and scripts use it) ----------------------------------------------

@@ -132,6 +132,11 @@ def trust_in_words(details: dict, components: dict, fact: Fact) -> list[str]:
         words.append(str(flag))
     if fact.previously_rejected:
         words.append("you rejected this before")
+    if components.get("owner_offset"):
+        way = "more" if float(components["owner_offset"]) > 0 else "less"
+        words.append(f"trusted {way} after your earlier decisions")
+    if "queue_rank" in components:
+        words.append(f"ranked {components['queue_rank']} by value that day")
     return words
 
 

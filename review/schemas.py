@@ -115,3 +115,28 @@ class ReviewDecisionIn(Schema):
     decision: Literal["accept", "reject"]
     content: str | None = None
     reason: str = ""
+
+
+class LearnedRuleOut(Schema):
+    key: str
+    pattern: str
+    decisions: int
+    accepted: int
+    offset: float
+    effect: str
+    sentence: str
+
+
+class LearnedOut(Schema):
+    """What the gate has learned from this owner's decisions (``distill.learning.learned``)."""
+
+    status: str
+    examples: int
+    floor: int
+    decided_since_refit: int
+    reason: str
+    version: int
+    fitted_at: str | None
+    shipped_precision: float | None
+    adjusted_precision: float | None
+    rules: list[LearnedRuleOut]

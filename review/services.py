@@ -14,6 +14,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from accounts.exceptions import DomainError
+from distill import learning
 from ledger import services as ledger_services
 from ledger.models import Entity, Evidence, Fact, Status
 from review import queries
@@ -219,7 +220,15 @@ def act(
             before=before,
             detail=detail,
         )
+        if kind in LEARNED_FROM:
+            # Every decision is a labelled example for this owner's gate (``distill.learning``).
+            learning.record_example(
+                owner=owner, fact=fact, decision=kind, action_public_id=logged.public_id, before=before
+            )
     return Outcome(logged, fact)
+
+
+LEARNED_FROM = (Action.ACCEPT, Action.REJECT, Action.EDIT, Action.NOT_ABOUT_ME, Action.SNOOZE, Action.RESCUE)
 
 
 def bulk(
@@ -268,6 +277,7 @@ def undo(*, owner) -> list[Fact]:
         actions = list(ReviewAction.objects.owned_by(owner).filter(batch=last.batch, undone_at__isnull=True))
         reverted = [f for a in actions if (f := _revert(owner, a)) is not None]
         ReviewAction.objects.filter(pk__in=[a.pk for a in actions]).update(undone_at=timezone.now())
+        learning.undo_examples(owner=owner, action_public_ids=[a.public_id for a in actions])
     return reverted
 
 
@@ -305,3 +315,10 @@ def set_daily_budget(*, owner, daily_budget: int) -> int:
         raise InvalidAction("daily_budget must be between 1 and 500")
     ReviewPreference.objects.update_or_create(owner=owner, defaults={"daily_budget": daily_budget})
     return daily_budget
+
+
+def refit_learning(*, owner):
+    """Refit the owner's gate adjustment from their decisions now (the Review page's and the API's "Refit");
+    the nightly schedule does the same for everyone. Returns ``distill.learning.learned(owner)``."""
+    learning.refit(owner=owner)
+    return learning.learned(owner)

@@ -13,6 +13,7 @@ urlpatterns = [
     path("bulk/", views.bulk, name="bulk"),
     path("budget/", views.budget, name="budget"),
     path("refused/", views.refused, name="refused"),
+    path("learning/refit/", views.learning_refit, name="learning-refit"),
     path("items/<uuid:public_id>/action/", views.item_action, name="item-action"),
     path("items/<uuid:public_id>/merge-options/", views.merge_options, name="merge-options"),
 ]

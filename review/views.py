@@ -11,6 +11,7 @@ from django_htmx.http import trigger_client_event
 from accounts.exceptions import DomainError
 from accounts.http import HtmxHttpRequest
 from accounts.owned import get_owned_or_404
+from distill import learning
 from ledger import queries as ledger_queries
 from ledger.models import Fact, Status
 from review import cards, queries, services
@@ -57,6 +58,7 @@ def queue(request: HtmxHttpRequest):
         sources=queries.queue_sources(owner=request.user),
         subjects=queries.queue_subjects(owner=request.user),
         budget_form=BudgetForm(initial={"daily_budget": context["plan"].budget}),
+        learned=learning.learned(request.user),
     )
     return render(request, "review/queue.html", context)
 
@@ -157,6 +159,16 @@ def budget(request: HtmxHttpRequest):
     if form.is_valid():
         services.set_daily_budget(owner=request.user, daily_budget=form.cleaned_data["daily_budget"])
     return redirect("review:queue")
+
+
+@require_POST
+@login_required
+def learning_refit(request: HtmxHttpRequest):
+    """Refit what the gate learned from this person's decisions, now."""
+    learned = services.refit_learning(owner=request.user)
+    if not request.htmx:
+        return redirect("review:queue")
+    return render(request, "review/partials/_learned.html", {"learned": learned})
 
 
 @require_GET
