@@ -86,6 +86,9 @@ class TurnIn:
     is_owner: bool = False
     at: datetime | None = None
     tool_calls: list[dict] = field(default_factory=list)
+    # Parts of the message that are not this speaker's own words: [{kind, text}] with kind pasted, quoted,
+    # ide_context, system_reminder, command, command_output, interrupt, thinking, image, injected, queued.
+    extras: list[dict] = field(default_factory=list)
 
 
 @dataclass

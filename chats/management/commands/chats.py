@@ -28,7 +28,7 @@ class Command(BaseCommand):
         sub = parser.add_subparsers(dest="action", required=True)
         imp = sub.add_parser("import", help="import sessions or exports from a file or folder")
         imp.add_argument("path")
-        imp.add_argument("--format", required=True, choices=sorted(FORMATS))
+        imp.add_argument("--format", choices=sorted(FORMATS), help="default: detected from the file")
         imp.add_argument("--user", help="whose memory (default: the only user)")
         imp.add_argument("--no-distill", action="store_true", help="store only; the idle sweeper distils later")
         hook = sub.add_parser("hook", help="run as a Claude Code hook (JSON on stdin)")
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise CommandError(exc.message) from exc
 
-    def do_import(self, *, path, format, user=None, no_distill=False, **_):
+    def do_import(self, *, path, format=None, user=None, no_distill=False, **_):
         from chats.services.imports import import_path
 
         report = import_path(owner=resolve_user(user), path=path, fmt=format, distill_now=not no_distill)
@@ -55,8 +55,14 @@ class Command(BaseCommand):
             f"{report.files_seen} file(s), {report.files_skipped} unchanged, {report.sessions} session(s), "
             f"{report.turns_added} turn(s) added; outcomes: {outcomes}"
         )
+        for reason, n in sorted(report.lines_skipped.items()):
+            self.stdout.write(f"skipped {n} line(s): {reason}")
+        for hint in report.hints:
+            self.stderr.write(f"hint: {hint}")
         for err in report.errors:
             self.stderr.write(f"error: {err}")
+        if not report.ok:
+            raise CommandError(f"{len(report.errors)} file(s) unreadable, {len(report.hints)} in another format")
 
     def do_hook(self, *, event, user=None, memory_dir=None, **_):
         from chats.services import agent_hooks
