@@ -143,12 +143,6 @@ def parse_file(path: Path, report: FileReport | None = None) -> list[SessionIn]:
     seen: set[str] = set()
     for rec in read_jsonl(path, report):
         kind = rec.get("type")
-        uid = rec.get("uuid")
-        if isinstance(uid, str) and kind in ("user", "assistant"):
-            if uid in seen:  # a record written twice (a resumed or rewritten session): the first one stands
-                report.skip("duplicate record uuid")
-                continue
-            seen.add(uid)
         if kind == "summary":
             titles.append(("summary", str(rec.get("summary") or "")))
             continue
@@ -163,9 +157,14 @@ def parse_file(path: Path, report: FileReport | None = None) -> list[SessionIn]:
             if rec.get("isSidechain"):
                 report.skip("subagent (sidechain) record")
                 continue
-            if not isinstance(rec.get("message") or {}, dict):
+            if not isinstance(rec.get("message"), dict):
                 report.skip(f"{kind} record whose message is not an object")
                 continue
+            uid = rec.get("uuid")
+            if isinstance(uid, str) and uid in seen:  # written twice (a resumed or rewritten session): first stands
+                report.skip("duplicate record uuid")
+                continue
+            seen.add(uid)
             s.cwd = rec.get("cwd") or s.cwd
             (_user_record if kind == "user" else _assistant_record)(s, rec, calls, at)
     for s, rec, at in queued:  # a queued prompt that was later sent appears as a user record too
