@@ -65,9 +65,7 @@ def parse_output(raw) -> tuple[str, int | None]:
 
 
 def _message_text(payload: dict) -> str:
-    return "\n".join(
-        str(c.get("text") or "") for c in payload.get("content") or [] if isinstance(c, dict)
-    ).strip()
+    return "\n".join(str(c.get("text") or "") for c in payload.get("content") or [] if isinstance(c, dict)).strip()
 
 
 class _Reader:

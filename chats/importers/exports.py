@@ -203,7 +203,9 @@ def _claude_ai_message(turns: list[TurnIn], calls: dict, m: dict) -> None:
 
 def _claude_ai(conv: dict, path: Path, i: int, tag: str = "") -> SessionIn | None:
     msgs = [m for m in conv.get("chat_messages") or [] if isinstance(m, dict)]
-    msgs.sort(key=lambda m: (m.get("index", 0) if isinstance(m.get("index"), int) else 0, str(m.get("created_at") or "")))
+    msgs.sort(
+        key=lambda m: (m.get("index", 0) if isinstance(m.get("index"), int) else 0, str(m.get("created_at") or ""))
+    )
     turns: list[TurnIn] = []
     calls: dict = {}
     for m in msgs:

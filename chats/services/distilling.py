@@ -170,7 +170,11 @@ def distill_session(*, session: ChatSession) -> str:
         ChatTurn.objects.filter(session=session, distilled_at__isnull=True).update(distilled_at=timezone.now())
         return _finish(session, Status.NO_SIGNALS, "no_signals")
     try:
-        d = _llm_digest(turns, session.title) if use_llm else digest(turns, title=session.title, project=session.project)
+        d = (
+            _llm_digest(turns, session.title)
+            if use_llm
+            else digest(turns, title=session.title, project=session.project)
+        )
     except ledger_llm.LLMError as exc:
         return _retry_or_dead_letter(session, exc)
     try:

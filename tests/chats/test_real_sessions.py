@@ -82,6 +82,7 @@ def count_codex(path: Path) -> dict:
         user = sum(1 for e in events if e.get("type") == "user_message" and _prompt(str(e.get("message") or "")))
         agent = sum(1 for e in events if e.get("type") == "agent_message" and str(e.get("message") or "").strip())
     else:
+
         def text(p):
             return "".join(c.get("text", "") for c in p.get("content") or [])
 
