@@ -17,7 +17,7 @@ from accounts.commands import resolve_user
 from accounts.exceptions import DomainError
 from chats.importers import FORMATS
 
-EVENTS = ("user-prompt-submit", "stop", "pre-tool-use")
+EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "stop", "pre-compact", "session-end")
 
 
 class Command(BaseCommand):
@@ -35,8 +35,13 @@ class Command(BaseCommand):
         hook.add_argument("event", choices=EVENTS)
         hook.add_argument("--user")
         hook.add_argument("--memory-dir", help="also write lessons into this project memory folder")
-        setup = sub.add_parser("setup", help="print the Claude Code settings snippet")
+        setup = sub.add_parser("setup", help="register the hooks and the MCP server with Claude Code (and Codex)")
         setup.add_argument("--user")
+        setup.add_argument("--scope", choices=["project", "user"], default="project")
+        setup.add_argument("--project-dir", default=".", help="the project folder (scope project)")
+        setup.add_argument("--url", default="http://127.0.0.1:8000", help="the running Almanac server")
+        setup.add_argument("--token", help="an API token (default: create one named 'coding agents')")
+        setup.add_argument("--codex", action="store_true", help="also print the Codex config.toml section")
         sleep = sub.add_parser("sleep", help="run the nightly lesson pass now")
         sleep.add_argument("--user")
 
@@ -75,10 +80,25 @@ class Command(BaseCommand):
         if text:
             self.stdout.write(text)
 
-    def do_setup(self, *, user=None, **_):
-        from chats.services import agent_hooks
+    def do_setup(self, *, user=None, scope="project", project_dir=".", url="", token=None, codex=False, **_):
+        from pathlib import Path
 
-        self.stdout.write(json.dumps(agent_hooks.settings_snippet(username=user), indent=2))
+        from accounts.services import create_token
+        from chats.services import agent_setup
+
+        owner = resolve_user(user)
+        if not token:
+            _, token = create_token(owner=owner, name="coding agents")
+        result = agent_setup.setup_claude(scope=scope, url=url, token=token,
+                                          project_dir=Path(project_dir).resolve(), home=Path.home())  # fmt: skip
+        for path in result.written:
+            self.stdout.write(f"wrote {path}")
+        for path in result.unchanged:
+            self.stdout.write(f"unchanged {path}")
+        for command in result.commands:
+            self.stdout.write(f"run: {command}")
+        if codex:
+            self.stdout.write("# ~/.codex/config.toml\n" + agent_setup.codex_toml(username=owner.get_username()))
 
     def do_sleep(self, *, user=None, **_):
         from chats.services.sleep import report_markdown, sleep
