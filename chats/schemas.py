@@ -11,11 +11,12 @@ from pydantic import Field
 from accounts.schemas import ErrorOut  # noqa: F401  (the one error body, re-exported for chats.api)
 
 MAX_TEXT = 100_000
+MAX_TURN = 50_000  # one ingested message; a 100,000-character "turn" is a pasted file, refused with 422
 
 
 class TurnPairIn(Schema):
-    user: str | None = Field(default=None, max_length=MAX_TEXT)
-    assistant: str | None = Field(default=None, max_length=MAX_TEXT)
+    user: str | None = Field(default=None, max_length=MAX_TURN)
+    assistant: str | None = Field(default=None, max_length=MAX_TURN)
 
 
 class IngestIn(Schema):
