@@ -41,7 +41,13 @@ AGENT_CONFIDENCE = 0.6  # an agent's paraphrase of what it was told: plausible, 
 MAX_REMEMBER_CHARS = 500
 
 __all__ = [
-    "PassReport", "RememberResult", "distill", "forget_episodes", "import_native", "record_episode", "remember",
+    "PassReport",
+    "RememberResult",
+    "distill",
+    "forget_episodes",
+    "import_native",
+    "record_episode",
+    "remember",
     "upsert_digest",
 ]
 

@@ -207,3 +207,22 @@ def test_no_distill_sessions_are_distilled_later_by_the_sweeper(user, tmp_path):
     assert [outcome for _, outcome in done] == ["distilled"]
     assert ChatSession.objects.get(owner=user).status == ChatSession.Status.DISTILLED
     assert Lesson.objects.filter(owner=user).count() == 0
+
+
+@pytest.mark.django_db
+def test_the_in_process_hook_ignores_a_json_list_on_stdin(user, monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("[]"))
+    call_command("chats", "hook", "user-prompt-submit", "--user", "alice")
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.django_db
+def test_upload_of_an_unreadable_file_shows_the_line_and_column(client, user):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(user)
+    bad = SimpleUploadedFile("conversations.json", b'[{"uuid": "c1",\n "chat_messages": [}]')
+    r = client.post("/chats/upload/", {"format": "anthropic", "file": bad}, HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and b":2:20:" in r.content

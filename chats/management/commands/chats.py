@@ -76,6 +76,8 @@ class Command(BaseCommand):
             payload = json.loads(sys.stdin.read() or "{}")
         except ValueError:
             payload = {}  # a hook must never break the agent: bad input prints nothing
+        if not isinstance(payload, dict):
+            payload = {}
         text = agent_hooks.run_hook(owner=resolve_user(user), event=event, payload=payload, memory_dir=memory_dir)
         if text:
             self.stdout.write(text)
