@@ -1,11 +1,16 @@
 """Chats ingest: turns/s on the hot path (POST /api/v1/memory/ingest, in-process, live path) and sessions/s
 distilled in the background (deterministic distiller, episodes, lessons and memories through distill/).
 
-    .venv/bin/python bench/ingest.py [--sessions 200] [--turns 12] [--keep]
+    .venv/bin/python bench/ingest.py [--sessions 200] [--turns 12] [--hooks 20] [--keep]
 
 Runs in its own database ``almanac_bench_ingest`` on the configured PostgreSQL server (created and dropped
 here; never user data). Each session is ingested turn by turn, as an agent does (every request carries the
 conversation so far; only the new pair is inserted), then all sessions are distilled by the idle sweeper.
+
+Hook latency: ``chats/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per call, start-up
+included) for each of the six events, ``--hooks`` times each, against this process serving the bench database
+over HTTP on loopback; then the time to fail open with the server stopped (nothing listening) and hung
+(connections accepted, never answered).
 """
 
 from __future__ import annotations
@@ -47,10 +52,95 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
+HOOK_PAYLOADS = {
+    "session-start": {"hook_event_name": "SessionStart", "source": "startup"},
+    "user-prompt-submit": {"hook_event_name": "UserPromptSubmit", "prompt": "add the yaml package to requirements"},
+    "pre-tool-use": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm install x"},
+                     "tool_use_id": "toolu_1"},
+    "stop": {"hook_event_name": "Stop", "stop_hook_active": False},
+    "pre-compact": {"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""},
+    "session-end": {"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"},
+}  # fmt: skip
+
+
+def _run_hook(event: str, url: str, token: str, n: int) -> list[float]:
+    import subprocess
+
+    client = ROOT / "chats" / "hook_client.py"
+    env = {"PATH": os.environ.get("PATH", ""), "ALMANAC_URL": url, "ALMANAC_TOKEN": token}
+    out = []
+    for i in range(n):
+        body = json.dumps({"session_id": f"bench-{i}", "cwd": "/home/dev/shop", "permission_mode": "default",
+                           "transcript_path": "", **HOOK_PAYLOADS[event]})  # fmt: skip
+        t = time.perf_counter()
+        done = subprocess.run([sys.executable, "-S", str(client), event], input=body, capture_output=True, text=True,
+                              env=env, timeout=30)  # fmt: skip
+        out.append(time.perf_counter() - t)
+        assert done.returncode == 0, done.stderr
+    return out
+
+
+def hook_latency(token: str, n: int) -> None:
+    import socket
+    import threading
+
+    from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
+    from django.core.wsgi import get_wsgi_application
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadedWSGIServer(("127.0.0.1", 0), Quiet)
+    server.set_app(get_wsgi_application())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        _run_hook("user-prompt-submit", url, token, 2)  # warm the server's lazy imports
+        for event in HOOK_PAYLOADS:
+            times = _run_hook(event, url, token, n)
+            print(f"hook {event:<19} server up:   p50 {statistics.median(times) * 1000:6.1f} ms, "
+                  f"p95 {pct(times, 95) * 1000:6.1f} ms, max {max(times) * 1000:6.1f} ms (n={n})")  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{s.getsockname()[1]}"
+    times = _run_hook("user-prompt-submit", down, token, n)
+    print(f"hook fail-open, server down: p95 {pct(times, 95) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms")
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(64)  # connections queue in the backlog and are never answered
+    try:
+        times = _run_hook("user-prompt-submit", f"http://127.0.0.1:{hung.getsockname()[1]}", token, n)
+    finally:
+        hung.close()
+    print(f"hook fail-open, server hung: p95 {pct(times, 95) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms")
+
+
+def _seed_lesson(user) -> None:
+    from chats.services.distilling import distill_session
+    from chats.services.store import store_session
+    from chats.text import SessionIn, TurnIn
+
+    turns = [
+        TurnIn(role="user", text="Install the requests package so the importer can download the feed files."),
+        TurnIn(role="assistant", text="Running npm install requests.",
+               tool_calls=[{"id": "t1", "name": "Bash", "input": {"command": "npm install requests"}}]),
+        TurnIn(role="user", text="No, this project installs Python packages with pip and requirements.txt, never npm."),
+    ]  # fmt: skip
+    stored = store_session(owner=user, data=SessionIn(source_key="chat:claude-code", external_id="bench-lesson",
+                                                      project="/home/dev/shop", turns=turns))  # fmt: skip
+    stored.session.refresh_from_db()
+    distill_session(session=stored.session)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--turns", type=int, default=12, help="user/assistant pairs per session")
+    parser.add_argument("--hooks", type=int, default=20, help="runs of the hook client per event (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the bench database afterwards")
     args = parser.parse_args()
 
@@ -107,6 +197,9 @@ def main() -> int:
               f"{statistics.median(latencies) * 1000:.1f} ms, p95 {pct(latencies, 95) * 1000:.1f} ms")  # fmt: skip
         sessions = sum(outcomes.values())
         print(f"distilled: {sessions} sessions in {cold:.1f} s = {sessions / cold:.2f} sessions/s; outcomes {outcomes}")
+        if args.hooks:
+            _seed_lesson(user)
+            hook_latency(token, args.hooks)
     finally:
         if not args.keep:
             creation.destroy_test_db(bench_db, verbosity=0)

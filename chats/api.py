@@ -5,6 +5,7 @@ Mounted at the API root (the ingest path lives under /memory/ for agents' conven
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.http import HttpRequest
 from ninja import Router
 from pydantic import ValidationError
@@ -16,11 +17,14 @@ from chats.schemas import (
     ConversationsOut,
     ErrorOut,
     FlushIn,
+    HookIn,
+    HookOut,
     IngestIn,
     IngestOut,
     LessonOut,
     SessionOut,
 )
+from chats.services import agent_hooks
 from chats.services import conversations as conversation_services
 from chats.services import ingest as ingest_services
 
@@ -106,3 +110,15 @@ def sessions(request, limit: int = 50):
 @router.get("/chats/lessons", response=list[LessonOut])
 def lessons(request, q: str = "", limit: int = 50):
     return [queries.lesson_out(x) for x in queries.lessons(request.auth, query=q, limit=min(max(limit, 1), 200))]
+
+
+@router.post("/chats/hooks/{event}", response={200: HookOut, 422: ErrorOut})
+def hook(request, event: str, payload: HookIn):
+    """One Claude Code hook call (``chats/hook_client.py`` forwards its stdin here); ``output`` is what it prints."""
+
+    def enqueue_import(owner_id: int, path: str) -> None:
+        transaction.on_commit(lambda: tasks.enqueue_transcript_import(owner_id, path))
+
+    data = payload.model_dump()
+    output = agent_hooks.run_hook(owner=request.auth, event=event, payload=data, enqueue_import=enqueue_import)
+    return {"output": output}

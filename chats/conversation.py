@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC
-
 
 def owner_name(owner) -> str:
     try:
@@ -11,6 +9,13 @@ def owner_name(owner) -> str:
     except ImportError:
         return owner.get_full_name() or owner.get_username()
     return get_settings(owner).display_name or owner.get_username()
+
+
+def local_day(owner, when):
+    """The owner's calendar date at ``when`` (their timezone setting), not the UTC date."""
+    from accounts.services import user_timezone
+
+    return when.astimezone(user_timezone(owner)).date()
 
 
 def to_conversation(owner, session, turns):
@@ -30,7 +35,7 @@ def to_conversation(owner, session, turns):
         return speakers.setdefault((role, t.speaker), Speaker(name=t.speaker or role, role=role))
 
     started = session.started_at or (turns[0].occurred_at if turns else None)
-    day = started.astimezone(UTC).date().isoformat() if started else ""
+    day = local_day(owner, started).isoformat() if started else ""
     return Conversation(
         source_key=session.source_key,
         source_type="chat",

@@ -38,25 +38,11 @@ class Digest:
     moments: list[Moment] = field(default_factory=list)
 
 
-# A reply that opens by rejecting what the agent just did or said.
+# A reply that opens by rejecting or redirecting what the agent just did or said (its first words only).
 _CORRECTION_OPEN = re.compile(
     r"^\s*(?:no\b[,.!]?|nope\b|wrong\b|not (?:that|this|like that)\b|that'?s (?:not|wrong|incorrect)\b|"
-    r"(?:actually|wait)\s*[,:]\s*(?:no\b|use|it|we|i|don'?t|do not)|stop\b|don'?t\b|do not\b|never\b|undo\b)",
-    re.IGNORECASE,
-)
-_CORRECTION_ANY = re.compile(
-    r"\b(?:i meant|i said|i asked for|you (?:misunderstood|forgot|broke|deleted)|instead of|rather than|"
-    r"should(?: have)? (?:use|used|be|been)|please don'?t|we don'?t use|we always use|we never)\b",
-    re.IGNORECASE,
-)
-_REFUSED_TOOL = re.compile(
-    r"(?:user (?:doesn'?t want|rejected|denied|declined)|request interrupted by user|permission denied by user|"
-    r"tool use was rejected)",
-    re.IGNORECASE,
-)
-_ERROR_CLASS = re.compile(
-    r"\b([A-Z][A-Za-z]+(?:Error|Exception))\b|(command not found)|(no such file or directory)|"
-    r"(permission denied)|(connection refused)|(exit (?:code|status) [1-9]\d*)|(timed? ?out)",
+    r"(?:actually|wait)\s*[,:]\s*(?:no\b|use|it|we|i|don'?t|do not)|stop\b|don'?t\b|do not\b|never\b|undo\b|"
+    r"i (?:meant|said|asked for)\b|you (?:misunderstood|forgot|broke|deleted)\b|please don'?t\b|revert\b)",
     re.IGNORECASE,
 )
 _SURPRISE = re.compile(
@@ -80,7 +66,12 @@ _ENVIRONMENT = re.compile(
 _ENTITY = re.compile(
     r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b|`([^`\n]{2,60})`|(\b[\w\-/]+\.(?:py|js|ts|tsx|md|json|toml|yml|yaml|sql|html|css|go|rs)\b)"
 )
-_LEAD = re.compile(r"^\s*(?:no|nope|wrong|actually|wait|hmm|ugh|sorry)\b[\s,.!:;-]*", re.IGNORECASE)
+_LEAD = re.compile(r"^\s*(?:no|nope|wrong|actually|wait|hmm|ugh|sorry|hold)\b[\s,.!:;-]*", re.IGNORECASE)
+# Error classes read from a failed call's output: an exception type name, or the shell's own standard messages.
+_EXC_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt))\b")
+_SHELL_ERRORS = re.compile(r"(command not found|no such file or directory|permission denied|connection refused|"
+                           r"timed out|killed|segmentation fault)", re.IGNORECASE)  # fmt: skip
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 
 
 def _lesson_from_correction(text: str) -> str:
@@ -92,62 +83,107 @@ def _lesson_from_correction(text: str) -> str:
     return first_sentence(text)
 
 
-def _tool_moments(turn) -> list[Moment]:
+def command_shape(call: dict) -> str:
+    """What kind of command a call ran: the program and its sub-command (``git push``, ``npm run``, ``pytest``),
+    after ``cd … &&`` prefixes and environment assignments; for other tools, the tool name."""
+    inp = call.get("input") if isinstance(call.get("input"), dict) else {}
+    cmd = inp.get("command") or inp.get("cmd")
+    if isinstance(cmd, list):
+        cmd = " ".join(str(c) for c in cmd)
+    if not isinstance(cmd, str) or not cmd.strip():
+        return str(call.get("name") or "tool")
+    segment = [p.strip() for p in re.split(r"&&|;|\|\|", cmd) if p.strip()]
+    segment = [p for p in segment if not p.startswith("cd ")] or segment
+    words = [w for w in (segment[-1] if segment else cmd).split() if not _ENV_ASSIGN.match(w)]
+    if words[:2] in (["bash", "-lc"], ["sh", "-c"], ["bash", "-c"]) and len(words) > 2:
+        words = words[2:]
+    words = [w.strip("'\"") for w in words]
+    if words and words[0] in ("python", "python3") and words[1:2] == ["-m"]:
+        words = words[2:]
+    if not words:
+        return str(call.get("name") or "tool")
+    prog = words[0].rsplit("/", 1)[-1]
+    sub = words[1] if len(words) > 1 and re.fullmatch(r"[a-z][a-z0-9-]{1,20}", words[1]) else ""
+    return f"{prog} {sub}".strip()
+
+
+def error_class(call: dict) -> str:
+    """The error class of a failed call, from its output: an exception name, a shell error, else its exit code."""
+    result = str(call.get("result") or "")
+    m = _EXC_NAME.search(result)
+    if m:
+        return m.group(1)
+    m = _SHELL_ERRORS.search(result)
+    if m:
+        return m.group(1).lower()
+    code = call.get("exit_code")
+    return f"exit code {code}" if code is not None else "an error"
+
+
+def _correction_from_rejection(call: dict, index: int) -> Moment | None:
+    """A rejected call carries the person's reason: a redirect teaches; a bare refusal or a question does not."""
+    reason = str(call.get("reason") or "").strip()
+    if not reason or reason.rstrip().endswith("?") or len(content_words(reason)) < 3:
+        return None
+    lesson = _lesson_from_correction(reason)
+    return Moment("correction", lesson, reason[:300], index, signature=f"{call.get('name')}|{command_shape(call)}")
+
+
+def _tool_moments(turn, project: str) -> list[Moment]:
     out = []
     for call in turn.tool_calls or []:
-        result = str(call.get("result") or "")
-        name = call.get("name") or "tool"
-        if _REFUSED_TOOL.search(result):
-            what = _describe_call(call)
-            out.append(
-                Moment(
-                    "correction", f"The person refused {what}; ask before doing that again.", result[:300], turn.index
-                )
+        if call.get("rejected"):
+            moment = _correction_from_rejection(call, turn.index)
+            if moment:
+                out.append(moment)
+            continue
+        if call.get("interrupted") or not call.get("is_error"):
+            continue  # an interrupted wait or a success teaches nothing by itself
+        name, shape, cls = call.get("name") or "tool", command_shape(call), error_class(call)
+        place = f" in {project.rstrip('/').rsplit('/', 1)[-1]}" if project else ""
+        first = next((ln.strip() for ln in str(call.get("result") or "").splitlines() if cls.split()[0] in ln), "")
+        detail = f" ({first[:120]})" if first and first != cls else ""
+        out.append(
+            Moment(
+                "error",
+                f"`{shape}`{place} failed with {cls}{detail}; check for that before running `{shape}` again.",
+                str(call.get("result") or "")[:300],
+                turn.index,
+                signature=f"{project}|{name}|{cls}|{shape}",
             )
-        elif call.get("is_error"):
-            m = _ERROR_CLASS.search(result)
-            if m:
-                sig = next(g for g in m.groups() if g).lower()
-                sig = re.sub(r"\d+", "N", sig)
-                out.append(
-                    Moment(
-                        "error",
-                        f"{name} failed with {sig}: check for it before running {name} again.",
-                        result[:300],
-                        turn.index,
-                        signature=f"{name}:{sig}",
-                    )
-                )
+        )
     return out
 
 
-def _describe_call(call: dict) -> str:
-    name = call.get("name") or "a tool call"
-    inp = call.get("input") or {}
-    detail = inp.get("command") or inp.get("file_path") or inp.get("path") if isinstance(inp, dict) else ""
-    return f"{name} `{str(detail)[:80]}`" if detail else name
+def _acted(turn) -> bool:
+    return bool(turn.tool_calls) or bool((turn.text or "").strip())
 
 
-def find_moments(turns) -> list[Moment]:
-    """Corrections (a person pushing back right after the agent, refused tool calls), error classes, surprises."""
+def find_moments(turns, project: str = "") -> list[Moment]:
+    """Corrections (a person's reply that opens by rejecting or redirecting what the agent just did; a rejected
+    call with the person's reason), failures read from the calls' parsed outcomes, surprises and environment
+    notes the person stated. Only the person's own words count (pasted, quoted and injected parts are not in
+    ``text``)."""
     moments: list[Moment] = []
-    previous_role = ""
+    previous = None
     for t in turns:
         text = t.text or ""
-        if t.role in PERSON_ROLES and previous_role == "assistant" and text.strip():
-            if _CORRECTION_OPEN.search(text) or _CORRECTION_ANY.search(text):
+        if t.role in PERSON_ROLES and text.strip():
+            first = sentences(text)[0] if sentences(text) else text
+            if previous is not None and previous.role == "assistant" and _acted(previous) \
+                    and _CORRECTION_OPEN.search(first) and not first.rstrip().endswith("?"):  # fmt: skip
                 moments.append(Moment("correction", _lesson_from_correction(text), text[:300], t.index))
-        if text and _SURPRISE.search(text):
-            s = next((s for s in sentences(text) if _SURPRISE.search(s)), text)
-            moments.append(
-                Moment("surprise", s[:240], s[:300], t.index, signature=" ".join(sorted(set(content_words(s)))[:6]))
-            )
-        if t.role in PERSON_ROLES and text and _ENVIRONMENT.search(text):
-            s = next((s for s in sentences(text) if _ENVIRONMENT.search(s)), text)
-            moments.append(Moment("environment", s[:240], s[:300], t.index))
-        moments.extend(_tool_moments(t))
-        if t.role in ("user", "person", "assistant"):
-            previous_role = t.role if text.strip() or t.tool_calls else previous_role
+            if _SURPRISE.search(text):
+                s = next((s for s in sentences(text) if _SURPRISE.search(s)), text)
+                moments.append(
+                    Moment("surprise", s[:240], s[:300], t.index, signature=" ".join(sorted(set(content_words(s)))[:6]))
+                )
+            if _ENVIRONMENT.search(text):
+                s = next((s for s in sentences(text) if _ENVIRONMENT.search(s)), text)
+                moments.append(Moment("environment", s[:240], s[:300], t.index))
+        moments.extend(_tool_moments(t, project))
+        if t.role in ("user", "person", "assistant") and (text.strip() or t.tool_calls):
+            previous = t
     return moments
 
 
@@ -183,13 +219,50 @@ def _matching(turns, pattern: re.Pattern, limit: int = 5) -> list[str]:
     return out[:limit]
 
 
-def digest(turns, *, title: str = "") -> Digest:
-    """The deterministic session digest: title, gist, topics, entities, decisions, action items, moments."""
+def _actions(turns) -> str:
+    """What the agent did, from its calls: files edited or written, commands run, failures among them."""
+    edited: list[str] = []
+    ran: list[str] = []
+    failed = 0
+    for t in turns:
+        for call in t.tool_calls or []:
+            inp = call.get("input") if isinstance(call.get("input"), dict) else {}
+            path = inp.get("file_path") or inp.get("path")
+            name = str(call.get("name") or "")
+            if path and re.search(r"edit|write|patch|create", name, re.IGNORECASE):
+                edited.append(str(path).rsplit("/", 1)[-1])
+            elif inp.get("command") or inp.get("cmd"):
+                ran.append(command_shape(call))
+            failed += bool(call.get("is_error") and not call.get("rejected"))
+    parts = []
+    if edited:
+        parts.append("edited " + ", ".join(dict.fromkeys(edited[:20])))
+    if ran:
+        parts.append("ran " + ", ".join(f"`{r}`" for r in list(dict.fromkeys(ran))[:6]))
+    if failed:
+        parts.append(f"{failed} call(s) failed")
+    return "; ".join(parts)
+
+
+def _outcome(agents) -> str:
+    """The agent's last sentence that says something (at least three content words), not "Perfect!"."""
+    for t in reversed(agents):
+        for s in reversed(sentences(t.text)):
+            if len(content_words(s)) >= 3 and not s.startswith(("```", "|", "-")):
+                return s if len(s) <= 200 else s[:199].rstrip() + "…"
+    return ""
+
+
+def digest(turns, *, title: str = "", project: str = "") -> Digest:
+    """The deterministic session digest: title, gist (what was asked, what was done, how it ended), topics,
+    entities, decisions, action items, moments. Built from the person's own words and the agent's replies and
+    calls; thinking, pasted and injected parts never reach it."""
     people = [t for t in turns if t.role in PERSON_ROLES and (t.text or "").strip()]
     agents = [t for t in turns if t.role == "assistant" and (t.text or "").strip()]
     ask = first_sentence(people[0].text, 200) if people else ""
-    outcome = first_sentence(agents[-1].text, 200) if agents else ""
-    gist = " ".join(p for p in (f"Asked: {ask}" if ask else "", f"Outcome: {outcome}" if outcome else "") if p)
+    done, outcome = _actions(turns), _outcome(agents)
+    gist = " ".join(p for p in (f"Asked: {ask}" if ask else "", f"Done: {done}." if done else "",
+                                f"Outcome: {outcome}" if outcome else "") if p)  # fmt: skip
     return Digest(
         title=(title or first_sentence(ask or outcome, 80) or "Conversation")[:300],
         gist=gist or "(no text)",
@@ -197,5 +270,5 @@ def digest(turns, *, title: str = "") -> Digest:
         entities=_entities(turns),
         decisions=_matching(turns, _DECISION),
         action_items=_matching(turns, _ACTION),
-        moments=find_moments(turns),
+        moments=find_moments(turns, project),
     )

@@ -108,6 +108,9 @@ class ChatTurn(OwnedModel):
     is_owner = models.BooleanField(default=False)
     text = EncryptedTextField(blank=True, default="")  # encrypted at rest when ALMANAC_ENCRYPTION_KEY is set
     tool_calls = EncryptedJSONField(default=list, blank=True)  # [{id, name, input, result, is_error}]; encrypted
+    # What came with the message but is not the speaker's own words: [{kind, text}] (pasted, quoted,
+    # ide_context, system_reminder, command, thinking, queued, …). Evidence at most, never a memory's source.
+    extras = EncryptedJSONField(default=list, blank=True)
     occurred_at = models.DateTimeField(null=True, blank=True)
     distilled_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from datetime import datetime, time, timedelta
 
+from chats.conversation import local_day
 from chats.models import ChatSession, Lesson, SleepReport
 from chats.text import content_words
 from ledger.models import Episode
@@ -26,7 +28,7 @@ def sessions_by_day(owner, *, limit: int = 100) -> OrderedDict:
                 episodes.setdefault(root, []).append(ep)
     days: OrderedDict = OrderedDict()
     for s in sessions:
-        day = s.started_at.date() if s.started_at else None
+        day = local_day(owner, s.started_at) if s.started_at else None
         days.setdefault(day, []).append((s, episodes.get(f"chat:{s.public_id}", [])))
     return days
 
@@ -61,4 +63,13 @@ def lesson_out(x: Lesson) -> dict:
 
 
 def sessions_on_day(owner, day) -> list[ChatSession]:
-    return list(ChatSession.objects.owned_by(owner).filter(started_at__date=day).order_by("started_at"))
+    """Sessions that started on ``day`` in the owner's timezone."""
+    from accounts.services import user_timezone
+
+    tz = user_timezone(owner)
+    start = datetime.combine(day, time.min, tzinfo=tz)
+    return list(
+        ChatSession.objects.owned_by(owner)
+        .filter(started_at__gte=start, started_at__lt=start + timedelta(days=1))
+        .order_by("started_at")
+    )

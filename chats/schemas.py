@@ -11,11 +11,12 @@ from pydantic import Field
 from accounts.schemas import ErrorOut  # noqa: F401  (the one error body, re-exported for chats.api)
 
 MAX_TEXT = 100_000
+MAX_TURN = 50_000  # one ingested message; a 100,000-character "turn" is a pasted file, refused with 422
 
 
 class TurnPairIn(Schema):
-    user: str | None = Field(default=None, max_length=MAX_TEXT)
-    assistant: str | None = Field(default=None, max_length=MAX_TEXT)
+    user: str | None = Field(default=None, max_length=MAX_TURN)
+    assistant: str | None = Field(default=None, max_length=MAX_TURN)
 
 
 class IngestIn(Schema):
@@ -102,3 +103,23 @@ class LessonOut(Schema):
     aliases: list[str]
     project: str
     history: list[dict]
+
+
+class HookIn(Schema):
+    """A Claude Code hook payload (the documented fields; others are accepted and ignored)."""
+
+    model_config = {"extra": "allow"}
+
+    session_id: str = Field(default="", max_length=200)
+    transcript_path: str = Field(default="", max_length=4000)
+    cwd: str = Field(default="", max_length=4000)
+    hook_event_name: str = Field(default="", max_length=50)
+    prompt: str = Field(default="", max_length=MAX_TEXT)
+    tool_name: str = Field(default="", max_length=200)
+    tool_input: dict = Field(default_factory=dict)
+    stop_hook_active: bool = False
+    last_assistant_message: str = Field(default="", max_length=MAX_TEXT)
+
+
+class HookOut(Schema):
+    output: str  # what the hook prints on stdout ("" for nothing)

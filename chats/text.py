@@ -33,9 +33,30 @@ def canonical_agent_id(value: str) -> str:
         return raw
 
 
+REDACT_PIECE = 2000
+_BREAK = re.compile(r"\s")
+
+
+def _pieces(text: str):
+    """``text`` in pieces of at most REDACT_PIECE characters, cut at whitespace where there is some."""
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + REDACT_PIECE)
+        if end < len(text):
+            cut = max((m.start() for m in _BREAK.finditer(text, start + REDACT_PIECE // 2, end)), default=-1)
+            end = cut + 1 if cut > start else end
+        yield text[start:end]
+        start = end
+
+
 def redact(text: str) -> str:
-    """Mask e-mail addresses, phone/card numbers and key-like strings before anything reaches disk."""
-    return redact_for_display(text or "")
+    """Mask e-mail addresses, phone/card numbers and key-like strings before anything reaches disk. Long text
+    is masked piece by piece: the masking patterns cost time that grows faster than the text on long runs
+    without spaces (a 40,000-character token took 4.6 s in one pass, under 0.1 s in pieces)."""
+    text = text or ""
+    if len(text) <= REDACT_PIECE:
+        return redact_for_display(text)
+    return "".join(redact_for_display(p) for p in _pieces(text))
 
 
 def chain_hash(previous: str, role: str, text: str) -> str:
@@ -86,6 +107,9 @@ class TurnIn:
     is_owner: bool = False
     at: datetime | None = None
     tool_calls: list[dict] = field(default_factory=list)
+    # Parts of the message that are not this speaker's own words: [{kind, text}] with kind pasted, quoted,
+    # ide_context, system_reminder, command, command_output, interrupt, thinking, image, injected, queued.
+    extras: list[dict] = field(default_factory=list)
 
 
 @dataclass

@@ -97,28 +97,35 @@ def chat_completions(request):
         conversation = proxy.conversation_id(body, request.headers.get("X-Almanac-Conversation"))
         if body.get("stream"):
             return _stream(owner, body, sent, conversation)
-        status, data = proxy.complete(sent)
+        upstream = proxy.complete(sent)
     except ValueError:
         return _error("The body must be a JSON object.", 400)
     except proxy.ProxyError as exc:
         return _error(exc.message, exc.status, "upstream_error" if exc.status >= 500 else "invalid_request_error")
-    if status < 400:
-        proxy.record(owner=owner, body=body, reply=proxy.reply_text(data), conversation=conversation,
+    if upstream.status < 400:
+        proxy.record(owner=owner, body=body, reply=proxy.reply_text(upstream.json()), conversation=conversation,
                      enqueue=tasks.enqueue_distill)  # fmt: skip
-    return JsonResponse(data, status=status, safe=False)
+    return _passed(HttpResponse(upstream.body, status=upstream.status, content_type=upstream.content_type), upstream)
 
 
-def _stream(owner, body: dict, sent: dict, conversation: str) -> StreamingHttpResponse:
+def _passed(response, upstream):
+    for name, value in upstream.headers.items():  # Retry-After and rate-limit headers, unchanged
+        response[name] = value
+    return response
+
+
+def _stream(owner, body: dict, sent: dict, conversation: str):
     stream = proxy.open_stream(sent)
+    if stream.status >= 400:
+        return _passed(HttpResponse(b"".join(stream.chunks), status=stream.status,
+                                    content_type=stream.content_type), stream)  # fmt: skip
 
-    def events():
-        yield from stream.chunks
-        if stream.status < 400:
-            proxy.record(owner=owner, body=body, reply="".join(stream.text), conversation=conversation,
-                         enqueue=tasks.enqueue_distill)  # fmt: skip
+    def on_end(cut: bool) -> None:
+        proxy.record(owner=owner, body=body, reply="".join(stream.text), conversation=conversation,
+                     enqueue=tasks.enqueue_distill, incomplete=cut)  # fmt: skip
 
-    content_type = "text/event-stream" if stream.status < 400 else "application/json"
-    response = StreamingHttpResponse(events(), status=stream.status, content_type=content_type)
+    stream.on_end = on_end
+    response = StreamingHttpResponse(stream.chunks, status=stream.status, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
-    return response
+    return _passed(response, stream)

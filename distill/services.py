@@ -40,7 +40,16 @@ NATIVE_CONFIDENCE = 0.85  # a provider's own summarised fact: fairly clean text,
 AGENT_CONFIDENCE = 0.6  # an agent's paraphrase of what it was told: plausible, never certain
 MAX_REMEMBER_CHARS = 500
 
-__all__ = ["PassReport", "RememberResult", "distill", "import_native", "remember", "upsert_digest"]
+__all__ = [
+    "PassReport",
+    "RememberResult",
+    "distill",
+    "forget_episodes",
+    "import_native",
+    "record_episode",
+    "remember",
+    "upsert_digest",
+]
 
 
 class RememberError(DomainError):
@@ -403,3 +412,26 @@ def upsert_digest(
         source_ref=dict(source_ref or {}),
         status="pending_review" if policies.get_policy(owner, source_key).mode == "review" else "accepted",
     )
+
+
+def record_episode(*, owner, source_key: str, key: str, summary: str, **fields):
+    """An episode of any source (a conversation's summary, a moment in it), following the source's mode: off →
+    none is written (returns None); review → it waits as pending_review; otherwise accepted. Idempotent per
+    ``key``; ``fields`` are the ledger's episode fields."""
+    mode = policies.get_policy(owner, source_key).mode
+    if mode == "off":
+        return None
+    fields.setdefault("status", "pending_review" if mode == "review" else "accepted")
+    fields.setdefault("source_label", source_key)
+    return ledger.upsert_episode(owner=owner, key=key, summary=summary, **fields)
+
+
+def forget_episodes(*, owner, key_prefix: str) -> int:
+    """Remove the episodes whose key starts with ``key_prefix`` (a source re-reading a changed conversation)."""
+    from ledger import layers
+    from ledger.models import Episode
+
+    rows = list(Episode.objects.owned_by(owner).filter(key__startswith=key_prefix))
+    for ep in rows:
+        layers.delete_episode(owner=owner, episode=ep)
+    return len(rows)

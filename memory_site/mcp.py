@@ -14,11 +14,12 @@ from __future__ import annotations
 import contextvars
 import logging
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
 from mcp.server import MCPServer
-from pydantic import Field
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ConfigDict, Field
 
 from accounts.exceptions import DomainError
 from ledger.models import Fact
@@ -66,8 +67,9 @@ def _recall(user, a: dict) -> dict:
 
 def _search(user, a: dict) -> dict:
     scope = a.get("scope") or "all"
+    scope = "all" if scope == "auto" else scope  # auto: every layer (there is no gate to route a search)
     if scope not in SCOPES:
-        raise ToolInputError(f"scope must be one of: {', '.join(SCOPES)}")
+        raise ToolInputError(f"scope must be one of: auto, {', '.join(SCOPES)}")
     limit = a.get("limit", 10)
     if not isinstance(limit, int) or not 1 <= limit <= 50:
         raise ToolInputError("limit must be an integer from 1 to 50")
@@ -207,7 +209,8 @@ async def _run(name: str, arguments: dict) -> dict:
     try:
         return await sync_to_async(call_tool, thread_sensitive=True)(owner, name, args, client_label=client)
     except DomainError as exc:
-        raise ValueError(exc.message) from exc  # the SDK turns it into an isError result with this text
+        # ToolError is the SDK's "anticipated failure": the agent reads the reason, the log gets no traceback.
+        raise ToolError(exc.message) from exc
 
 
 # --- The SDK server ---------------------------------------------------------------------------------------
@@ -217,7 +220,7 @@ server = MCPServer(
     instructions="Call recall before answering questions about the user's life, people, plans or past work; "
     "call lessons before repeating a task you were corrected on; remember proposes, the user decides.",
 )
-Scope = Annotated[str, Field(description="auto, " + ", ".join(SCOPES))]
+Scope = Literal["auto", "pinned", "episodes", "transcript", "events", "facts", "all"]
 
 
 @server.tool(description="Context to read before answering the user: a small, policy-checked block of what "
@@ -242,7 +245,7 @@ async def search_memory_tool(
 async def remember(
     content: Annotated[str, Field(description="one plain statement, e.g. 'Dana prefers window seats'")],
     quote: Annotated[str, Field(description="what the user said, verbatim")] = "",
-    importance: Annotated[str, Field(pattern="^(low|normal|high)$")] = "normal",
+    importance: Literal["low", "normal", "high"] = "normal",
     about: Annotated[str, Field(description="'user' or the name of the person it is about")] = "user",
 ) -> dict[str, Any]:
     return await _run("remember", {"content": content, "quote": quote, "importance": importance, "about": about})
@@ -282,6 +285,86 @@ if events_provider() is not None:  # the screen app offers screen.queries.events
         limit: Annotated[int, Field(ge=1, le=500)] = 100,
     ) -> dict[str, Any]:
         return await _run("events_timeline", {"date": date, "event_type": event_type, "limit": limit})
+
+
+# --- Resources and prompts ----------------------------------------------------------------------------------
+def memory_file(user) -> str:
+    """The memory file: what Almanac holds pinned about the person and the lessons agents should follow."""
+    from chats import queries as chat_queries
+    from ledger.models import PinnedFact
+
+    pins = PinnedFact.objects.owned_by(user).select_related("fact").order_by("-salience")[:50]
+    lines = ["# Almanac memory", "", "## Pinned"]
+    lines += [f"- {p.fact.content}" for p in pins if p.fact and p.fact.status == "accepted"] or ["- (nothing pinned)"]
+    lines += ["", "## Lessons"]
+    lines += [f"- {x.text}" for x in chat_queries.lessons(user, limit=20)] or ["- (no lessons yet)"]
+    return "\n".join(lines) + "\n"
+
+
+def todays_digest(user) -> str:
+    """Today's digest (the person's local date): the day's episodes, newest last."""
+    from datetime import datetime, time, timedelta
+
+    from django.utils import timezone as dj_timezone
+
+    from accounts.services import user_timezone
+    from ledger.models import Episode
+
+    tz = user_timezone(user)
+    today = dj_timezone.now().astimezone(tz).date()
+    start = datetime.combine(today, time.min, tzinfo=tz)
+    rows = Episode.objects.owned_by(user).filter(started_at__gte=start, started_at__lt=start + timedelta(days=1))
+    rows = rows.exclude(status="rejected").order_by("started_at")[:100]
+    lines = [f"# {today.isoformat()}", ""]
+    lines += [f"- {e.started_at.astimezone(tz):%H:%M} {e.title or ''}: {e.summary}".strip() for e in rows]
+    return "\n".join(lines if rows else [*lines, "Nothing recorded yet today."]) + "\n"
+
+
+async def _owner_read(fn) -> str:
+    owner = current_owner.get(None)
+    if owner is None:
+        raise ToolError("not authenticated")
+    return await sync_to_async(fn, thread_sensitive=True)(owner)
+
+
+@server.resource("almanac://memory", name="memory", mime_type="text/markdown",
+                 description="The memory file: pinned memories and lessons for agents.")  # fmt: skip
+async def memory_resource() -> str:
+    return await _owner_read(memory_file)
+
+
+@server.resource("almanac://digest/today", name="today", mime_type="text/markdown",
+                 description="Today's digest in the person's timezone: the day's episodes.")  # fmt: skip
+async def today_resource() -> str:
+    return await _owner_read(todays_digest)
+
+
+@server.prompt(name="what_do_you_know", description="What do you know about X? Answers from Almanac's recall.")
+async def what_do_you_know(topic: Annotated[str, Field(description="a person, place, project or question")]) -> str:
+    topic = topic.strip()[:500]
+    if not topic:
+        raise ToolError("topic must be a non-empty string")
+
+    def block(user) -> str:
+        return recall_services.recall_context(owner=user, query=f"What do you know about {topic}?").block
+
+    context = await _owner_read(block)
+    return (
+        f"What do you know about {topic}? Answer only from the Almanac context below, and say plainly when it "
+        f"holds nothing about it.\n\n<almanac-context>\n{context or '(nothing found)'}\n</almanac-context>"
+    )
+
+
+def _forbid_unknown_arguments() -> None:
+    """Every tool's input schema says ``additionalProperties: false``, and the argument model refuses extras."""
+    for tool in server._tool_manager.list_tools():
+        tool.parameters["additionalProperties"] = False
+        model = tool.fn_metadata.arg_model
+        model.model_config = ConfigDict(**{**model.model_config, "extra": "forbid"})
+        model.model_rebuild(force=True)
+
+
+_forbid_unknown_arguments()
 
 
 def tool_names() -> list[str]:

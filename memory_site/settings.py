@@ -227,6 +227,9 @@ ALMANAC_CHATS_LESSON_ARCHIVE_BELOW = env.float("ALMANAC_CHATS_LESSON_ARCHIVE_BEL
 ALMANAC_CHATS_PREDICTION_DAYS = env.float("ALMANAC_CHATS_PREDICTION_DAYS", default=14.0)
 ALMANAC_PROXY_UPSTREAM_URL = env.str("ALMANAC_PROXY_UPSTREAM_URL", default="")  # memory proxy off when empty
 ALMANAC_PROXY_UPSTREAM_KEY = env.str("ALMANAC_PROXY_UPSTREAM_KEY", default="")
+# Memory proxy upstream limits (seconds): a hung upstream answers 504 after the read timeout.
+ALMANAC_PROXY_CONNECT_TIMEOUT = env.float("ALMANAC_PROXY_CONNECT_TIMEOUT", default=5.0)
+ALMANAC_PROXY_READ_TIMEOUT = env.float("ALMANAC_PROXY_READ_TIMEOUT", default=60.0)
 ALMANAC_MCP_ALLOWED_ORIGINS = env.list("ALMANAC_MCP_ALLOWED_ORIGINS", default=[])  # besides same host/loopback
 
 # --- Ledger ------------------------------------------------------------------------------------------

@@ -73,9 +73,14 @@ def token_revoke(request, public_id):
 @csrf_exempt
 @require_http_methods(["GET", "POST", "DELETE"])
 def mcp_http(request):
-    """MCP Streamable HTTP (official SDK): bearer token required, cross-site Origins refused."""
+    """MCP Streamable HTTP (official SDK): bearer token required, cross-site Origins refused. The server answers
+    in JSON and never streams, so GET (the server-to-client stream) is 405, as the transport spec asks."""
     from memory_site import mcp_http as transport
 
+    if request.method == "GET":
+        response = JsonResponse({"detail": "This MCP server does not stream; POST JSON-RPC requests."}, status=405)
+        response["Allow"] = "POST, DELETE"
+        return response
     if not transport.origin_allowed(request):
         return JsonResponse({"detail": "Origin not allowed"}, status=403)
     header = request.headers.get("Authorization", "")

@@ -16,12 +16,12 @@ import json
 import re
 from pathlib import Path
 
-from chats.importers.base import parse_time
+from chats.importers.base import FileReport, load_json, parse_time, split_typed
 from chats.text import SessionIn, TurnIn
 
 
 def _load(path: Path):
-    return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    return load_json(path)
 
 
 def _digest_id(path: Path, i: int) -> str:
@@ -29,11 +29,16 @@ def _digest_id(path: Path, i: int) -> str:
 
 
 def _user(text, at=None) -> TurnIn:
-    return TurnIn(role="user", text=text, speaker="user", is_owner=True, at=at)
+    typed, extras = split_typed(text)
+    return TurnIn(role="user", text=typed, speaker="user", is_owner=True, at=at, extras=extras)
 
 
 def _assistant(text, at=None, speaker="assistant", calls=None) -> TurnIn:
     return TurnIn(role="assistant", text=text, speaker=speaker, at=at, tool_calls=calls or [])
+
+
+def _has_own(turn: TurnIn) -> bool:
+    return bool(turn.text) or any(e["kind"] in ("pasted", "quoted") for e in turn.extras)
 
 
 # --- OpenAI ------------------------------------------------------------------------------------------
@@ -46,31 +51,83 @@ def _chatgpt_parts(content: dict) -> str:
     return ""
 
 
-def _chatgpt(conv: dict, path: Path, i: int) -> SessionIn | None:
+def _chatgpt_thoughts(content: dict) -> str:
+    if content.get("content_type") == "thoughts":
+        return "\n".join(str(t.get("content") or t.get("summary") or "") for t in content.get("thoughts") or []
+                         if isinstance(t, dict)).strip()  # fmt: skip
+    if content.get("content_type") == "reasoning_recap":
+        return str(content.get("content") or "")
+    return ""
+
+
+def _leaf(mapping: dict) -> str | None:
+    """The visible thread's end when an export has no ``current_node``: the newest node without children."""
+    leaves = [(k, n) for k, n in mapping.items() if isinstance(n, dict) and not n.get("children")]
+    if not leaves:
+        return None
+
+    def when(item):
+        msg = item[1].get("message") or {}
+        return float(msg.get("create_time") or 0) if isinstance(msg.get("create_time"), int | float) else 0.0
+
+    return max(leaves, key=when)[0]
+
+
+def _chatgpt_message(turns: list[TurnIn], msg: dict, thinking: list[dict]) -> None:
+    role = (msg.get("author") or {}).get("role")
+    content = msg.get("content") or {}
+    at = parse_time(msg.get("create_time"))
+    thought = _chatgpt_thoughts(content)
+    if thought:
+        thinking.append({"kind": "thinking", "text": thought[:4000]})
+        return
+    text = _chatgpt_parts(content)
+    recipient = msg.get("recipient") or "all"
+    if role == "user" and text:
+        turns.append(_user(text, at))
+    elif role == "assistant" and recipient != "all":
+        # Addressed to a tool (browsing, code interpreter): a tool call, not a reply to the person.
+        call = {"id": msg.get("id"), "name": recipient, "input": {"code": text[:4000]}, "result": "", "is_error": False}
+        if turns and turns[-1].role == "assistant" and not turns[-1].text:
+            turns[-1].tool_calls.append(call)
+        else:
+            turns.append(_assistant("", at, speaker="chatgpt", calls=[call]))
+    elif role == "assistant" and text:
+        slug = (msg.get("metadata") or {}).get("model_slug") or "chatgpt"
+        if turns and turns[-1].role == "assistant" and not turns[-1].text and turns[-1].tool_calls:
+            turns[-1].text, turns[-1].speaker = text, slug  # the reply after its own tool calls
+        else:
+            turns.append(_assistant(text, at, speaker=slug))
+        turns[-1].extras += thinking
+        thinking.clear()
+    elif role == "tool" and text and turns and turns[-1].role == "assistant":
+        name = (msg.get("author") or {}).get("name") or "tool"
+        target = next((c for c in reversed(turns[-1].tool_calls) if not c.get("result")), None)
+        if target is None:
+            turns[-1].tool_calls.append({"name": name, "result": text[:4000], "is_error": False})
+        else:
+            target["result"] = text[:4000]
+
+
+def _chatgpt(conv: dict, path: Path, i: int, tag: str = "") -> SessionIn | None:
     mapping = conv.get("mapping") or {}
-    node_id, chain = conv.get("current_node"), []
-    while node_id and node_id in mapping and len(chain) < 100000:
+    if not isinstance(mapping, dict):
+        return None
+    node_id = conv.get("current_node") if conv.get("current_node") in mapping else _leaf(mapping)
+    chain: list[dict] = []
+    seen: set = set()
+    while node_id and node_id in mapping and node_id not in seen:
+        seen.add(node_id)
         chain.append(mapping[node_id])
         node_id = mapping[node_id].get("parent")
-    turns = []
+    turns: list[TurnIn] = []
+    thinking: list[dict] = []
     for node in reversed(chain):
         msg = node.get("message")
-        if not msg:
+        if not isinstance(msg, dict) or (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation"):
             continue
-        role = (msg.get("author") or {}).get("role")
-        if (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation"):
-            continue
-        text = _chatgpt_parts(msg.get("content") or {})
-        at = parse_time(msg.get("create_time"))
-        if role == "user" and text:
-            turns.append(_user(text, at))
-        elif role == "assistant" and text:
-            slug = (msg.get("metadata") or {}).get("model_slug") or "chatgpt"
-            turns.append(_assistant(text, at, speaker=slug))
-        elif role == "tool" and text and turns and turns[-1].role == "assistant":
-            turns[-1].tool_calls.append(
-                {"name": (msg.get("author") or {}).get("name") or "tool", "result": text[:4000]}
-            )
+        _chatgpt_message(turns, msg, thinking)
+    turns = [t for t in turns if t.role != "user" or _has_own(t)]
     if not turns:
         return None
     ext = conv.get("id") or conv.get("conversation_id") or _digest_id(path, i)
@@ -97,7 +154,7 @@ def _openai_messages(body: dict, path: Path) -> list[SessionIn]:
     return [SessionIn(source_key="chat:openai", external_id=_digest_id(path, 0), turns=turns)] if turns else []
 
 
-def parse_openai(path: Path) -> list[SessionIn]:
+def parse_openai(path: Path, report: FileReport | None = None) -> list[SessionIn]:
     data = _load(path)
     if isinstance(data, dict) and "messages" in data:
         return _openai_messages(data, path)
@@ -112,15 +169,47 @@ def _blocks_text(content) -> str:
     return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
-def _claude_ai(conv: dict, path: Path, i: int) -> SessionIn | None:
-    msgs = sorted(conv.get("chat_messages") or [], key=lambda m: (m.get("index", 0), m.get("created_at") or ""))
-    turns = []
+def _claude_ai_message(turns: list[TurnIn], calls: dict, m: dict) -> None:
+    at = parse_time(m.get("created_at"))
+    blocks = [b for b in m.get("content") or [] if isinstance(b, dict)]
+    human = m.get("sender") in ("human", "user")
+    for b in blocks:
+        if b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
+            call = calls[b["tool_use_id"]]
+            call["result"], call["is_error"] = _blocks_text(b.get("content"))[:4000], bool(b.get("is_error"))
+    # When the message has content blocks they are the truth: the flattened ``text`` may also hold the hidden
+    # thinking that preceded the answer.
+    text = _blocks_text(blocks).strip() if blocks else str(m.get("text") or "").strip()
+    if human:
+        turn = _user(text, at)
+        for a in m.get("attachments") or []:
+            if isinstance(a, dict) and a.get("extracted_content"):
+                turn.extras.append({"kind": "pasted", "text": str(a["extracted_content"])[:4000]})
+        if _has_own(turn):
+            turns.append(turn)
+        return
+    turn = _assistant(text, at, "claude")
+    for b in blocks:
+        if b.get("type") == "thinking" and b.get("thinking"):
+            turn.extras.append({"kind": "thinking", "text": str(b["thinking"])[:4000]})
+        elif b.get("type") == "tool_use":
+            call = {"id": b.get("id"), "name": b.get("name"), "input": b.get("input") or {}, "result": "",
+                    "is_error": False}  # fmt: skip
+            calls[b.get("id")] = call
+            turn.tool_calls.append(call)
+    if turn.text or turn.tool_calls:
+        turns.append(turn)
+
+
+def _claude_ai(conv: dict, path: Path, i: int, tag: str = "") -> SessionIn | None:
+    msgs = [m for m in conv.get("chat_messages") or [] if isinstance(m, dict)]
+    msgs.sort(
+        key=lambda m: (m.get("index", 0) if isinstance(m.get("index"), int) else 0, str(m.get("created_at") or ""))
+    )
+    turns: list[TurnIn] = []
+    calls: dict = {}
     for m in msgs:
-        text = (m.get("text") or "").strip() or _blocks_text(m.get("content")).strip()
-        at = parse_time(m.get("created_at"))
-        if not text:
-            continue
-        turns.append(_user(text, at) if m.get("sender") in ("human", "user") else _assistant(text, at, "claude"))
+        _claude_ai_message(turns, calls, m)
     if not turns:
         return None
     return SessionIn(source_key="chat:anthropic", external_id=str(conv.get("uuid") or _digest_id(path, i)),
@@ -147,7 +236,7 @@ def _anthropic_messages(body: dict, path: Path) -> list[SessionIn]:
     return [SessionIn(source_key="chat:anthropic", external_id=_digest_id(path, 0), turns=turns)] if turns else []
 
 
-def parse_anthropic(path: Path) -> list[SessionIn]:
+def parse_anthropic(path: Path, report: FileReport | None = None) -> list[SessionIn]:
     data = _load(path)
     if isinstance(data, dict) and "messages" in data:
         return _anthropic_messages(data, path)
@@ -214,7 +303,7 @@ def _gemini_contents(body: dict, path: Path) -> list[SessionIn]:
     return [SessionIn(source_key="chat:gemini", external_id=_digest_id(path, 0), turns=turns)] if turns else []
 
 
-def parse_gemini(path: Path) -> list[SessionIn]:
+def parse_gemini(path: Path, report: FileReport | None = None) -> list[SessionIn]:
     data = _load(path)
     if isinstance(data, dict) and "contents" in data:
         return _gemini_contents(data, path)

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from accounts.exceptions import DomainError
 from chats.models import HookDelivery, Lesson
 from chats.text import content_words
 
@@ -20,7 +19,22 @@ START = "<!-- almanac:lessons:start -->"
 END = "<!-- almanac:lessons:end -->"
 MANIFEST = ".almanac-lessons.json"
 MAX_LESSONS = 3
-HOOK_EVENTS = {"user-prompt-submit": "UserPromptSubmit", "pre-tool-use": "PreToolUse", "stop": "Stop"}
+
+
+class HookError(DomainError):
+    status_code = 422
+
+
+HOOK_EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "stop": "Stop",
+    "pre-compact": "PreCompact",
+    "session-end": "SessionEnd",
+}
+# Events after which the transcript on disk holds new turns worth storing (distilled later by the sweeper).
+TRANSCRIPT_EVENTS = ("stop", "pre-compact", "session-end")
 
 
 def _last_assistant_text(transcript_path: str) -> str:
@@ -47,7 +61,7 @@ def hook_query(event: str, payload: dict) -> str:
     if event == "pre-tool-use":
         tool_input = payload.get("tool_input") or {}
         return f"{payload.get('tool_name') or ''} {json.dumps(tool_input)[:2000]}"
-    return str(payload.get("last_assistant_message") or "") or _last_assistant_text(payload.get("transcript_path"))
+    return str(payload.get("last_assistant_message") or "") or _last_assistant_text(_transcript(payload))
 
 
 def relevant_lessons(owner, text: str, *, project: str = "", limit: int = MAX_LESSONS) -> list[Lesson]:
@@ -77,30 +91,56 @@ def _deliver_once(owner, session_key: str, lessons: list[Lesson]) -> list[Lesson
     return fresh
 
 
-def run_hook(*, owner, event: str, payload: dict, memory_dir: str | None = None) -> str:
-    """What the hook prints: plain text for UserPromptSubmit (added to context), hook JSON otherwise."""
+def _transcript(payload: dict) -> str:
+    """The transcript path of the payload when it names a readable Claude Code session file, else ""."""
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path.endswith(".jsonl"):
+        return ""
+    p = Path(path).expanduser()
+    return str(p) if p.is_file() else ""
+
+
+def _project_lessons(owner, project: str, limit: int = MAX_LESSONS) -> list[Lesson]:
+    rows = Lesson.objects.owned_by(owner).active().exclude(fact_public_id__isnull=True)
+    return [x for x in rows if not x.project or not project or x.project == project][:limit]
+
+
+def run_hook(*, owner, event: str, payload: dict, memory_dir: str | None = None, enqueue_import=None) -> str:
+    """What the hook prints (Claude Code's contract): plain text for UserPromptSubmit (added to the context),
+    hook JSON with ``additionalContext`` for SessionStart and PreToolUse, a ``systemMessage`` for Stop, nothing
+    for PreCompact and SessionEnd. ``enqueue_import(owner_id, path)`` stores the transcript in the background at
+    Stop, PreCompact and SessionEnd."""
+    if event not in HOOK_EVENTS:
+        raise HookError(f"unknown hook event {event!r}; expected one of {', '.join(HOOK_EVENTS)}")
     project = str(payload.get("cwd") or "")
+    transcript = _transcript(payload)
+    if event in TRANSCRIPT_EVENTS and transcript and enqueue_import is not None:
+        enqueue_import(owner.pk, transcript)
     if event == "stop" and not payload.get("stop_hook_active"):
         folder = memory_dir or _default_memory_dir(payload)
         if folder:
             write_memory_folder(owner=owner, folder=folder, project=project)
-    lessons = _deliver_once(
-        owner, str(payload.get("session_id") or "default"),
-        relevant_lessons(owner, hook_query(event, payload), project=project),
-    )  # fmt: skip
+    if event in ("pre-compact", "session-end"):
+        return ""
+    found = (
+        _project_lessons(owner, project)
+        if event == "session-start"
+        else relevant_lessons(owner, hook_query(event, payload), project=project)
+    )
+    lessons = _deliver_once(owner, str(payload.get("session_id") or "default"), found)
     if not lessons:
         return ""
     lines = "\n".join(f"- {x.text}" for x in lessons)
     text = f"Lessons from earlier sessions (Almanac):\n{lines}"
     if event == "user-prompt-submit":
         return text
-    if event == "pre-tool-use":
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}})
+    if event in ("pre-tool-use", "session-start"):
+        return json.dumps({"hookSpecificOutput": {"hookEventName": HOOK_EVENTS[event], "additionalContext": text}})
     return json.dumps({"systemMessage": text})
 
 
 def _default_memory_dir(payload: dict) -> str:
-    path = payload.get("transcript_path")
+    path = _transcript(payload)
     return str(Path(path).parent / "memory") if path else ""
 
 
@@ -150,28 +190,3 @@ def _write_index(path: Path, entries: list[str]) -> None:
     else:
         text = (text.rstrip() + "\n\n" if text.strip() else "") + section + "\n"
     path.write_text(text)
-
-
-def settings_snippet(*, username: str | None = None) -> dict:
-    """The ~/.claude/settings.json "hooks" block and the .mcp.json server entry for this installation."""
-    manage = str(Path(settings.BASE_DIR) / "manage.py")
-    user = f" --user {username}" if username else ""
-
-    def cmd(event: str) -> str:
-        return f"{sys.executable} {manage} chats hook {event}{user}"
-
-    return {
-        "hooks": {
-            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd("user-prompt-submit"), "timeout": 10}]}],
-            "PreToolUse": [
-                {
-                    "matcher": "Bash|Write|Edit",
-                    "hooks": [{"type": "command", "command": cmd("pre-tool-use"), "timeout": 10}],
-                }
-            ],  # fmt: skip
-            "Stop": [{"hooks": [{"type": "command", "command": cmd("stop"), "timeout": 20}]}],
-        },
-        "mcpServers": {
-            "almanac": {"command": sys.executable, "args": [manage, "mcp", *(["--user", username] if username else [])]}
-        },
-    }

@@ -18,7 +18,6 @@ from django.utils import timezone
 from chats.episodes import Digest, digest
 from chats.models import ChatSession, ChatTurn
 from chats.services import lessons as lesson_services
-from ledger import layers
 from ledger import llm as ledger_llm
 
 logger = logging.getLogger(__name__)
@@ -111,12 +110,15 @@ def _write_memories(owner, session: ChatSession, turns) -> int:
     return 0
 
 
-def _write_episodes(owner, session: ChatSession, d: Digest, turns) -> tuple[str, dict[int, str]]:
+def _write_episodes(owner, session: ChatSession, d: Digest, turns) -> tuple[str | None, dict[int, str]]:
+    """The session's episode and one per moment, through distill (which follows the source's memory mode)."""
+    from distill.services import record_episode
+
     key = f"chat:{session.public_id}"
     started = session.started_at or (turns[0].occurred_at if turns else None)
-    common = {"source_label": session.source_key, "source_type": "chat", "started_at": started,
+    common = {"source_key": session.source_key, "source_type": "chat", "started_at": started,
               "ended_at": session.last_turn_at}  # fmt: skip
-    ep = layers.upsert_episode(
+    ep = record_episode(
         owner=owner, key=key, summary=d.gist, title=d.title, topics=d.topics, entities=d.entities,
         decisions=d.decisions, action_items=d.action_items, salience=0.5,
         source_ref={"session": str(session.public_id), "conversation_id": session.external_id}, **common,
@@ -126,13 +128,13 @@ def _write_episodes(owner, session: ChatSession, d: Digest, turns) -> tuple[str,
     for m in d.moments:
         n = counts[m.kind] = counts.get(m.kind, 0) + 1
         mkey = f"{key}:{m.kind}:{n}"
-        layers.upsert_episode(
+        record_episode(
             owner=owner, key=mkey, summary=f"{m.kind.title()}: {m.quote}", title=m.lesson[:300],
             topics=[m.kind], salience=0.6,
             source_ref={"session": str(session.public_id), "turn": m.turn_index, "kind": m.kind}, **common,
         )  # fmt: skip
         keys[id(m)] = mkey
-    return str(ep.public_id), keys
+    return (str(ep.public_id) if ep is not None else None), keys
 
 
 def _retry_or_dead_letter(session: ChatSession, exc: Exception) -> str:
@@ -168,7 +170,11 @@ def distill_session(*, session: ChatSession) -> str:
         ChatTurn.objects.filter(session=session, distilled_at__isnull=True).update(distilled_at=timezone.now())
         return _finish(session, Status.NO_SIGNALS, "no_signals")
     try:
-        d = _llm_digest(turns, session.title) if use_llm else digest(turns, title=session.title)
+        d = (
+            _llm_digest(turns, session.title)
+            if use_llm
+            else digest(turns, title=session.title, project=session.project)
+        )
     except ledger_llm.LLMError as exc:
         return _retry_or_dead_letter(session, exc)
     try:

@@ -1,15 +1,22 @@
-"""Importing files: idempotent by (path, modification time); each session is stored and distilled."""
+"""Importing files: idempotent by (path, modification time); each session is stored and distilled.
+
+Conversation ids are namespaced by the file they came from (``base.file_tag``), so two files that reuse an id
+never replace each other's turns. A file that cannot be read at all is an error naming its line and column; a
+file read with no sessions in the named format gets a hint naming the format it looks like.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
 
 from accounts.exceptions import DomainError
-from chats.importers import FORMATS
+from chats.importers import FORMATS, FileReport, UnreadableFile, detect
+from chats.importers.base import file_tag
 from chats.models import ImportedFile
 from chats.services import distilling
 from chats.services.store import store_session
@@ -28,42 +35,84 @@ class ImportReport:
     sessions: int = 0
     turns_added: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # files that could not be read: "path:line:col: why"
+    hints: list[str] = field(default_factory=list)  # files that look like another format
+    lines_skipped: Counter = field(default_factory=Counter)  # reason -> count, over all files
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.hints
+
+
+def _hint(file: Path, fmt: str) -> str | None:
+    guess = detect(file)
+    if guess and guess != fmt:
+        return f"{file}: no {fmt} sessions found; this looks like a {guess} file (try --format {guess})"
+    if guess is None:
+        return f"{file}: no {fmt} sessions found and the file matches no known format"
+    return None
+
+
+def _store_all(owner, sessions, tag: str, report: ImportReport, distill_now: bool) -> None:
+    for data in sessions:
+        data.external_id = f"{tag}:{data.external_id}"[:200]
+        stored = store_session(owner=owner, data=data)
+        report.sessions += 1
+        report.turns_added += stored.added
+        if stored.added or stored.replaced:
+            outcome = "stored"
+            if distill_now:
+                stored.session.refresh_from_db()
+                outcome = distilling.distill_session(session=stored.session).split(":")[0]
+            else:
+                distilling.mark_due(session=stored.session, delay=0)  # the idle sweeper distils it
+                outcome = "queued"
+        else:
+            outcome = "unchanged"
+        report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
 
 
 def import_path(
-    *, owner, path: str | Path, fmt: str, distill_now: bool = True, label: str | None = None
+    *, owner, path: str | Path, fmt: str | None = None, distill_now: bool = True, label: str | None = None
 ) -> ImportReport:
-    """Import every session file of format ``fmt`` under ``path``. ``label`` names an uploaded file (its
-    temporary path changes each time; the label and size/mtime make re-uploads idempotent)."""
-    if fmt not in FORMATS:
-        raise ImportError_(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    """Import every session file of format ``fmt`` (None: detect it from the file) under ``path``. ``label``
+    names an uploaded file (its temporary path changes each time; the label and size make re-uploads
+    idempotent). Raises ImportError_ for an unknown format or a missing path; unreadable files are listed in
+    ``report.errors`` and the others are still imported."""
     root = Path(path).expanduser()
     if not root.exists():
         raise ImportError_(f"no such file or folder: {root}")
+    if fmt is None:
+        fmt = detect(root) if root.is_file() else None
+        if fmt is None:
+            raise ImportError_(f"cannot tell the format of {root}; name it with --format ({', '.join(FORMATS)})")
+    if fmt not in FORMATS:
+        raise ImportError_(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     spec, report = FORMATS[fmt], ImportReport()
     for file in spec.files(root):
         report.files_seen += 1
         key = label or str(file.resolve())
         mtime = file.stat().st_mtime if label is None else float(file.stat().st_size)
-        seen = ImportedFile.objects.owned_by(owner).filter(path=key).first()
+        seen = ImportedFile.objects.owned_by(owner).filter(path=key[:1000]).first()
         if seen is not None and seen.mtime == mtime and seen.format == fmt:
             report.files_skipped += 1
             continue
+        lines = FileReport()
         try:
-            sessions = spec.parse(file)
-        except (ValueError, OSError) as exc:
-            report.errors.append(f"{file.name}: {type(exc).__name__}")
+            sessions = spec.parse(file, lines)
+        except UnreadableFile as exc:
+            report.errors.append(str(exc))
             continue
-        for data in sessions:
-            stored = store_session(owner=owner, data=data)
-            report.sessions += 1
-            report.turns_added += stored.added
-            outcome = "unchanged"
-            if distill_now and (stored.added or stored.replaced):
-                stored.session.refresh_from_db()
-                outcome = distilling.distill_session(session=stored.session).split(":")[0]
-            report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
+        except (ValueError, OSError, TypeError, AttributeError) as exc:  # never let one file stop a folder
+            logger.warning("import of %s failed", file, exc_info=True)
+            report.errors.append(f"{file}:0:0: {type(exc).__name__}: {exc}")
+            continue
+        report.lines_skipped.update(lines.skipped)
+        if not sessions:
+            hint = _hint(file, fmt)
+            if hint:
+                report.hints.append(hint)
+        _store_all(owner, sessions, file_tag(key), report, distill_now)
         with transaction.atomic():
             ImportedFile.objects.update_or_create(
                 owner=owner, path=key[:1000], defaults={"format": fmt, "mtime": mtime, "sessions": len(sessions)}

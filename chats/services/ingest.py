@@ -129,8 +129,12 @@ def pending_count(owner) -> int:
     return ChatTurn.objects.owned_by(owner).pending().count()
 
 
-def status(*, owner, conversation_id: str, source_key: str = ChatSession.Source.INGEST) -> IngestResult:
-    session = ChatSession.objects.owned_by(owner).filter(source_key=source_key, external_id=conversation_id).first()
+def status(*, owner, conversation_id: str, source_key: str | None = None) -> IngestResult:
+    """The state of a conversation handed over by ingest or recorded by the memory proxy (``source_key`` None:
+    either of them, the ingest one first)."""
+    keys = [source_key] if source_key else [ChatSession.Source.INGEST, ChatSession.Source.PROXY]
+    rows = ChatSession.objects.owned_by(owner).filter(source_key__in=keys, external_id=conversation_id)
+    session = sorted(rows, key=lambda s: keys.index(s.source_key))[0] if rows else None
     if session is None:
         raise IngestError("no such conversation")
     return IngestResult(outcome=session.outcome or session.status, session=session)

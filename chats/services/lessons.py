@@ -4,6 +4,7 @@ whose evidence quotes the episodes it came from. ``Lesson`` rows carry strength,
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from datetime import datetime
 
@@ -31,8 +32,11 @@ def _event(lesson: Lesson, event: str, now: datetime) -> None:
 
 
 def _key(moment: Moment, project: str) -> str:
-    basis = moment.signature if moment.kind in ("error", "surprise") and moment.signature else moment.lesson
-    return normalise_key(f"{moment.kind} {basis}")
+    if moment.kind == "error" and moment.signature:
+        # (project, tool, error class, command shape): two different failures never share a lesson.
+        return hashlib.sha256(f"error\x1f{moment.signature}".encode()).hexdigest()
+    basis = moment.signature if moment.kind == "surprise" and moment.signature else moment.lesson
+    return normalise_key(f"{moment.kind} {project} {basis}")
 
 
 def _write_fact(owner, lesson: Lesson, quote: str, episode_key: str, session: ChatSession) -> None:

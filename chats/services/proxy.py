@@ -1,8 +1,11 @@
 """The memory proxy: an OpenAI-compatible ``/v1/chat/completions`` in front of the configured upstream model.
 
-For each request: the recall block for the last user message goes into the system prompt; the request is
-forwarded (streaming passes bytes through event by event); the exchange is recorded through the ingest path
-(source "chat:proxy", one conversation per ``X-Almanac-Conversation`` header or per first user message).
+For each request: what the recall gate selected for the last user message (nothing at all when it selects
+nothing: no identity block either) goes into the system prompt; the request is forwarded (streaming passes
+bytes through event by event); the exchange is recorded through the ingest path (source "chat:proxy", one
+conversation per ``X-Almanac-Conversation`` header or per first user message). The upstream's status,
+``Retry-After`` and error body reach the client unchanged; a hung upstream is a 504 after
+``ALMANAC_PROXY_READ_TIMEOUT``; a stream cut mid-way is recorded with what arrived, marked incomplete.
 Off unless ``ALMANAC_PROXY_UPSTREAM_URL`` is set. The upstream key never appears in logs or errors.
 """
 
@@ -12,7 +15,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 from django.conf import settings
@@ -55,15 +58,21 @@ def last_user_text(messages: list[dict]) -> str:
     return next((_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
 
 
+def selected_block(owner, query: str) -> str:
+    """The lines of what the recall gate selected for ``query``; "" when it selected nothing (the owner's
+    identity lines alone are never sent to an upstream model)."""
+    if not query:
+        return ""
+    result = recall_services.recall_context(owner=owner, query=query[:4000])
+    return "\n".join(i.line() for i in result.items if i.kind != "identity")
+
+
 def with_memory(owner, body: dict) -> tuple[dict, str]:
-    """The request body with the recall block added to the system prompt (and the block itself)."""
+    """The request body with the selected recall lines added to the system prompt (and those lines)."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
         raise ProxyError(422, "messages must be a non-empty list of objects")
-    query = last_user_text(messages).strip()
-    block = ""
-    if query:
-        block = recall_services.recall_context(owner=owner, query=query[:4000]).block or ""
+    block = selected_block(owner, last_user_text(messages).strip())
     if not block:
         return body, ""
     addition = f"{MARK}\n{block}"
@@ -82,8 +91,9 @@ def conversation_id(body: dict, header: str | None) -> str:
     return "proxy-" + hashlib.sha256(f"{body.get('model', '')}\x1f{first}".encode()).hexdigest()[:24]
 
 
-def record(*, owner, body: dict, reply: str, conversation: str, enqueue=None) -> str:
-    """Record the exchange (prior user/assistant messages + this reply) through ingest; returns its outcome."""
+def record(*, owner, body: dict, reply: str, conversation: str, enqueue=None, incomplete: bool = False) -> str:
+    """Record the exchange (prior user/assistant messages + this reply) through ingest; returns its outcome.
+    ``incomplete``: the reply is what arrived before the upstream stream was cut (marked on the stored turn)."""
     pairs: list[dict] = []
     for m in body.get("messages", []):
         role = m.get("role")
@@ -97,21 +107,67 @@ def record(*, owner, body: dict, reply: str, conversation: str, enqueue=None) ->
     try:
         result = ingest_services.ingest(owner=owner, agent_id=str(body.get("model") or ""), conversation_id=conversation,
                                         turns=pairs, source_key=ChatSession.Source.PROXY, enqueue=enqueue)  # fmt: skip
+        if incomplete and result.session is not None:
+            _mark_incomplete(result.session)
     except Exception:  # recording must never break the answer the client is waiting for
         logger.exception("memory proxy could not record an exchange")
         return "error:record"
     return result.outcome
 
 
-def complete(body: dict) -> tuple[int, dict]:
+def _mark_incomplete(session) -> None:
+    turn = session.turns.filter(role="assistant").order_by("-index").first()
+    if turn is not None and not any(e.get("kind") == "incomplete" for e in turn.extras):
+        turn.extras = [*turn.extras, {"kind": "incomplete", "text": "the upstream stream was cut"}]
+        turn.save(update_fields=["extras"])
+
+
+def _timeout() -> httpx.Timeout:
+    connect = float(getattr(settings, "ALMANAC_PROXY_CONNECT_TIMEOUT", 5.0))
+    read = float(getattr(settings, "ALMANAC_PROXY_READ_TIMEOUT", 60.0))
+    return httpx.Timeout(read, connect=connect, read=read, write=read, pool=connect)
+
+
+def _upstream_error(exc: httpx.HTTPError) -> ProxyError:
+    if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+        return ProxyError(504, f"upstream did not answer in time ({type(exc).__name__})")
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ProxyError(504, "upstream could not be reached in time (ConnectTimeout)")
+    return ProxyError(502, f"upstream unreachable: {type(exc).__name__}")
+
+
+@dataclass
+class Upstream:
+    """An upstream answer passed through: status, body bytes, content type and the headers worth keeping."""
+
+    status: int
+    body: bytes
+    content_type: str
+    headers: dict
+
+    def json(self) -> dict:
+        try:
+            data = json.loads(self.body or b"{}")
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+
+PASS_HEADERS = ("retry-after", "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
+                "x-ratelimit-reset-requests", "x-request-id")  # fmt: skip
+
+
+def _kept(headers) -> dict:
+    return {k: v for k, v in headers.items() if k.lower() in PASS_HEADERS}
+
+
+def complete(body: dict) -> Upstream:
     try:
-        response = httpx.post(_endpoint(), json=body, headers=_headers(), timeout=settings.ALMANAC_LLM_TIMEOUT * 4)
+        response = httpx.post(_endpoint(), json=body, headers=_headers(), timeout=_timeout())
     except httpx.HTTPError as exc:
-        raise ProxyError(502, f"upstream unreachable: {type(exc).__name__}") from exc
-    try:
-        return response.status_code, response.json()
-    except ValueError as exc:
-        raise ProxyError(502, "upstream answered with a body that is not JSON") from exc
+        raise _upstream_error(exc) from exc
+    return Upstream(response.status_code, response.content,
+                    response.headers.get("content-type", "application/json"), _kept(response.headers))  # fmt: skip
 
 
 def reply_text(data: dict) -> str:
@@ -124,37 +180,76 @@ class Stream:
     status: int
     chunks: Iterator[bytes]
     text: list[str]  # filled while the chunks are consumed
+    content_type: str = "text/event-stream"
+    headers: dict = field(default_factory=dict)
+    state: dict = field(default_factory=dict)  # "done": saw [DONE]; "cut": the upstream broke off
+    on_end: object = None  # on_end(cut: bool), once, before the last bytes reach the client
+
+
+CUT_EVENT = (
+    b'data: {"error": {"message": "The upstream stream was cut before it finished.", "type": "upstream_error"}}\n\n'
+)
 
 
 def open_stream(body: dict) -> Stream:
-    """Open the upstream stream; ``chunks`` passes its bytes through and collects ``delta.content``."""
-    client = httpx.Client(timeout=httpx.Timeout(settings.ALMANAC_LLM_TIMEOUT, read=300.0))
+    """Open the upstream stream; ``chunks`` passes its bytes through and collects ``delta.content``. A stream
+    that breaks off (connection lost, read timeout) ends with an error event the client's SDK raises on."""
+    client = httpx.Client(timeout=_timeout())
     try:
         response = client.send(client.build_request("POST", _endpoint(), json=body, headers=_headers()), stream=True)
     except httpx.HTTPError as exc:
         client.close()
-        raise ProxyError(502, f"upstream unreachable: {type(exc).__name__}") from exc
+        raise _upstream_error(exc) from exc
     collected: list[str] = []
+    state: dict = {}
+    holder = {}
+
+    def end(cut: bool) -> None:
+        """Called once, before the client can see the end of the stream (a client that stops reading at [DONE]
+        may close the connection, and the rest of this generator would never run)."""
+        if "ended" in state:
+            return
+        state["ended"], state["cut"] = True, cut
+        if holder.get("on_end"):
+            holder["on_end"](cut)
 
     def chunks() -> Iterator[bytes]:
         buffer = b""
         try:
             for raw in response.iter_raw():
-                yield raw
                 buffer += raw
                 while b"\n\n" in buffer:
                     event, buffer = buffer.split(b"\n\n", 1)
+                    state["done"] = state.get("done") or b"[DONE]" in event
                     collected.extend(_deltas(event))
+                if state.get("done"):
+                    end(False)
+                yield raw
+        except httpx.HTTPError as exc:
+            logger.warning("memory proxy: upstream stream cut (%s)", type(exc).__name__)
+            end(True)
+            yield CUT_EVENT
         finally:
             response.close()
             client.close()
+        if not state.get("done") and "ended" not in state:
+            end(True)  # closed without [DONE]: the answer is not whole
+            yield CUT_EVENT
 
+    kept = _kept(response.headers)
     if response.status_code >= 400:
-        body_bytes = response.read()
-        response.close()
-        client.close()
-        return Stream(response.status_code, iter([body_bytes]), collected)
-    return Stream(response.status_code, chunks(), collected)
+        try:
+            body_bytes = response.read()
+        except httpx.HTTPError as exc:
+            raise _upstream_error(exc) from exc
+        finally:
+            response.close()
+            client.close()
+        ctype = response.headers.get("content-type", "application/json")
+        return Stream(response.status_code, iter([body_bytes]), collected, ctype, kept, state)
+    stream = Stream(response.status_code, chunks(), collected, "text/event-stream", kept, state)
+    holder["on_end"] = lambda cut: stream.on_end(cut) if stream.on_end else None
+    return stream
 
 
 def _deltas(event: bytes) -> list[str]:

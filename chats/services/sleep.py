@@ -53,6 +53,10 @@ def _groups(rows: list[Lesson], threshold: float) -> list[list[Lesson]]:
     groups: list[list[Lesson]] = []
     for row in rows:
         for g in groups:
+            # Only lessons of one kind and one project can mean the same; failures are keyed by what failed
+            # (tool, error class, command shape), so two different failure keys are never one lesson.
+            if g[0].kind != row.kind or g[0].project != row.project or row.kind == Lesson.Kind.ERROR:
+                continue
             if jaccard(g[0].text, row.text) >= threshold:
                 g.append(row)
                 break

@@ -17,7 +17,6 @@ from django.utils import timezone
 
 from chats.models import ChatSession, ChatTurn
 from chats.text import SessionIn, chain_hash, redact
-from ledger.models import Episode
 
 
 class StoreMode(models.TextChoices):
@@ -44,12 +43,9 @@ def _hashes(turns, h: str = "") -> list[str]:
 
 def delete_session_episodes(owner, session: ChatSession) -> int:
     """Remove the episodes derived from a session (its summary and correction/error/... episodes)."""
-    from ledger import layers
+    from distill.services import forget_episodes
 
-    rows = list(Episode.objects.owned_by(owner).filter(key__startswith=f"chat:{session.public_id}"))
-    for ep in rows:
-        layers.delete_episode(owner=owner, episode=ep)
-    return len(rows)
+    return forget_episodes(owner=owner, key_prefix=f"chat:{session.public_id}")
 
 
 def _tail_is(session: ChatSession, turns) -> bool:
@@ -87,6 +83,7 @@ def store_session(
 
     for t in data.turns:
         t.text = redact(t.text)
+        t.extras = [{**e, "text": redact(e.get("text") or "")} for e in t.extras]
     data.turns = scrub(owner, data.turns)
     now = timezone.now()
     with transaction.atomic():
@@ -120,6 +117,7 @@ def store_session(
                     is_owner=t.is_owner,
                     text=t.text,
                     tool_calls=t.tool_calls,
+                    extras=t.extras,
                     occurred_at=t.at,
                     distilled_at=stamp,
                 )

@@ -110,7 +110,8 @@ def test_imported_correction_becomes_a_lesson(user):
     assert session.outcome == "distilled"
     texts = list(Lesson.objects.filter(owner=user, status="active").values_list("text", flat=True))
     assert any("pip with requirements.txt" in t for t in texts), texts
-    assert any("refused" in t for t in texts), texts
+    # A bare refusal ("STOP what you are doing") carries no reason: it teaches nothing by itself.
+    assert not any("refused" in t for t in texts), texts
 
 
 @pytest.mark.django_db
