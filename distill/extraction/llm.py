@@ -125,7 +125,7 @@ class LLMExtractor(Extractor):
             result.candidates += [c for c in deterministic.candidates if c.evidence and c.evidence.first_index in indices]
             span = f"turns {utterances[0].index}-{utterances[-1].index}" if utterances else "an empty chunk"
             llm.fell_back(day.owner_key, CALL, f"{why} ({span})")
-            result.warnings.append(f"LLM extractor: {why}; deterministic extractor used for {span}")
+            result.warnings.append(f"LLM extractor: {why}; fell back to the deterministic extractor for {span}")
         if not used_model and deterministic is not None:
             result.extractor, result.extractor_version = deterministic.extractor, deterministic.extractor_version
         result.warnings = list(dict.fromkeys(result.warnings))
