@@ -122,7 +122,9 @@ class LLMExtractor(Extractor):
             if deterministic is None:  # the whole day once: speaker names resolve across the conversation
                 deterministic = DeterministicExtractor().extract(day)
             indices = {u.index for u in utterances}
-            result.candidates += [c for c in deterministic.candidates if c.evidence and c.evidence.first_index in indices]
+            result.candidates += [
+                c for c in deterministic.candidates if c.evidence and c.evidence.first_index in indices
+            ]
             span = f"turns {utterances[0].index}-{utterances[-1].index}" if utterances else "an empty chunk"
             llm.fell_back(day.owner_key, CALL, f"{why} ({span})")
             result.warnings.append(f"LLM extractor: {why}; fell back to the deterministic extractor for {span}")
@@ -198,8 +200,31 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 
 def _content_words(text: str, drop: set[str]) -> set[str]:
-    stop = {w.lower() for w in drop if w} | {"i", "me", "my", "you", "your", "he", "she", "his", "her", "they", "their",
-                                            "the", "a", "an", "is", "are", "was", "to", "of", "and", "in", "at", "s"}
+    stop = {w.lower() for w in drop if w} | {
+        "i",
+        "me",
+        "my",
+        "you",
+        "your",
+        "he",
+        "she",
+        "his",
+        "her",
+        "they",
+        "their",
+        "the",
+        "a",
+        "an",
+        "is",
+        "are",
+        "was",
+        "to",
+        "of",
+        "and",
+        "in",
+        "at",
+        "s",
+    }
     return {w for w in _WORD.findall(normalize_text(text)) if w not in stop and len(w) > 1}
 
 

@@ -81,8 +81,9 @@ def daily_cap() -> int:
 
 # A context in which the model is not called: demo seeding (it must serve at once, whatever is configured) and
 # web requests (``middleware.NoModelOnRequestPath``: only the recall gate, with its own short timeout, may call).
-_offline: contextvars.ContextVar[tuple[str, frozenset]] = contextvars.ContextVar("almanac_llm_offline",
-                                                                                 default=("", frozenset()))
+_offline: contextvars.ContextVar[tuple[str, frozenset]] = contextvars.ContextVar(
+    "almanac_llm_offline", default=("", frozenset())
+)
 
 
 @contextlib.contextmanager

@@ -114,7 +114,7 @@ def assert_fenced(requests: list[dict]) -> None:
         assert MARK not in system and "ignore previous" not in system
         lines = user_message.split("\n")
         assert len(lines) == 3 and lines[0].startswith("BEGIN DATA ") and lines[2].startswith("END DATA ")
-        assert lines[0][len("BEGIN DATA "):] == lines[2][len("END DATA "):]
+        assert lines[0][len("BEGIN DATA ") :] == lines[2][len("END DATA ") :]
         assert "<" not in lines[1] and ">" not in lines[1]
         assert find_payload(user_message) is not None
 

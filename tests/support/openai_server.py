@@ -90,7 +90,6 @@ def _chunk(body: dict, delta: dict, finish=None) -> dict:
 
 def _handler_for(imitation: OpenAIImitation):
     class Handler(BaseHTTPRequestHandler):
-
         def log_message(self, *args):  # keep test output quiet
             pass
 
