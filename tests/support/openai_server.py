@@ -16,6 +16,8 @@ Modes (injected behaviours of real servers and models):
   away (``active`` counts generations still running, so a test can see that giving up stopped the work);
 - ``refuse_schema``: HTTP 400 for ``response_format: json_schema`` (older servers), normal otherwise.
 
+``mode_for`` (a callable taking the request body) chooses the mode per request instead of ``mode``.
+
 ``models`` (if set) is what ``GET /v1/models`` lists; a chat request for another model gets 404.
 ``requests`` records every request body received (for asserting what was sent, e.g. that turns stay fenced).
 """
@@ -49,6 +51,7 @@ class OpenAIImitation:
         self.mode = "ok"
         self.timeout_seconds = timeout_seconds  # how long "timeout" mode stalls before answering
         self.word_delay = word_delay  # seconds between streamed words (a slow model)
+        self.mode_for = None  # optional callable(body) -> mode, chosen per request (benches mixing faults)
         self.models: list[str] = []
         self.requests: list[dict] = []
         self.active = 0  # generations still running (runaway mode)
@@ -199,7 +202,7 @@ def _handler_for(imitation: OpenAIImitation):
                 return self._send(400, json.dumps({"error": {"message": "bad json"}}))
             imitation.requests.append({"path": self.path, "body": body})
             chat = self.path.rstrip("/").endswith("/chat/completions")
-            mode = imitation.mode
+            mode = imitation.mode_for(body) if imitation.mode_for and chat else imitation.mode
             if chat and imitation.models and body.get("model") not in imitation.models:
                 return self._send(404, json.dumps({"error": {"message": f"model {body.get('model')!r} not found"}}))
             if mode == "timeout":
