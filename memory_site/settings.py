@@ -218,8 +218,8 @@ ALMANAC_LLM_API_KEY = env.str("ALMANAC_LLM_API_KEY", default="")
 ALMANAC_LLM_TIMEOUT = env.float("ALMANAC_LLM_TIMEOUT", default=30.0)
 ALMANAC_LLM_DAILY_CALLS = env.int("ALMANAC_LLM_DAILY_CALLS", default=200)  # per owner and local day, all uses
 # Per call type (extractor, judge, digest, screen_namer, recall_gate), e.g. "extractor=1200,judge=400" (docs/llm.md).
-ALMANAC_LLM_MAX_TOKENS = env.dict("ALMANAC_LLM_MAX_TOKENS", cast={"value": int}, default={})
-ALMANAC_LLM_TEMPERATURE = env.dict("ALMANAC_LLM_TEMPERATURE", cast={"value": float}, default={})
+ALMANAC_LLM_MAX_TOKENS = env.str("ALMANAC_LLM_MAX_TOKENS", default="")  # parsed (and checked) by ledger.llm.config
+ALMANAC_LLM_TEMPERATURE = env.str("ALMANAC_LLM_TEMPERATURE", default="")
 
 # --- Chats: ingest debounce, novelty gate, retries, lessons, memory proxy ------------------------------
 ALMANAC_CHATS_IDLE_SECONDS = env.float("ALMANAC_CHATS_IDLE_SECONDS", default=60.0)  # distil after this idle time

@@ -89,7 +89,7 @@ def ask(
     timeout: float | None = None,
 ) -> Reply:
     """Ask for one ``answer`` about fenced ``data``; raises ``LLMError`` (see the module docstring)."""
-    problems = config.static_problems()
+    problems = config.blocking_problems()
     if problems:
         raise ConfigError(problems[0])
     if config.offline_reason(call):

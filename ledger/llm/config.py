@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -52,9 +53,27 @@ class CallSettings:
     temperature: float
 
 
+def per_call(name: str, cast) -> tuple[dict[str, float], list[str]]:
+    """``"extractor=1200,judge=400"`` (or a dict, in tests) as {call type: value}, plus what could not be read."""
+    raw = getattr(settings, name, "") or ""
+    items = (
+        raw.items() if isinstance(raw, dict) else (p.partition("=")[::2] for p in re.split(r"[,;]", raw) if p.strip())
+    )
+    values, bad = {}, []
+    for key, value in items:
+        key = str(key).strip()
+        try:
+            if key not in CallType.values:
+                raise ValueError
+            values[key] = cast(str(value).strip())
+        except ValueError:
+            bad.append(f"{name} has an entry that is not <call type>=<number> ({key}={value})")
+    return values, bad
+
+
 def call_settings(call: CallType) -> CallSettings:
-    tokens = dict(getattr(settings, "ALMANAC_LLM_MAX_TOKENS", {}) or {})
-    temps = dict(getattr(settings, "ALMANAC_LLM_TEMPERATURE", {}) or {})
+    tokens, _ = per_call("ALMANAC_LLM_MAX_TOKENS", int)
+    temps, _ = per_call("ALMANAC_LLM_TEMPERATURE", float)
     max_tokens = int(tokens.get(call.value, DEFAULT_MAX_TOKENS[call]))
     return CallSettings(max_tokens=max(16, max_tokens), temperature=float(temps.get(call.value, DEFAULT_TEMPERATURE)))
 
@@ -105,7 +124,7 @@ def offline_reason(call: CallType | None = None) -> str:
 def llm_configured(call: CallType | None = None) -> bool:
     """A model is configured and usable for ``call``: URL and model set, no static configuration problem, and not
     inside ``offline()`` (unless ``call`` is allowed there)."""
-    return bool(base_url() and model_name()) and not offline_reason(call) and not static_problems()
+    return bool(base_url() and model_name()) and not offline_reason(call) and not blocking_problems()
 
 
 def endpoint(path: str) -> str:
@@ -115,8 +134,8 @@ def endpoint(path: str) -> str:
     return base + path
 
 
-def static_problems() -> list[str]:
-    """Problems visible without any network traffic (half a configuration, key encoding, URL shape)."""
+def blocking_problems() -> list[str]:
+    """Problems that keep the model off (half a configuration, key encoding, URL shape)."""
     url, model, key = base_url(), model_name(), api_key()
     if not url and not model:
         return []
@@ -134,6 +153,16 @@ def static_problems() -> list[str]:
         problem = _url_problem(url)
         if problem:
             out.append(f"ALMANAC_LLM_BASE_URL {problem}")
+    return out
+
+
+def static_problems() -> list[str]:
+    """Every problem visible without network traffic: the blocking ones, then unreadable per-call settings (those
+    are reported, and the defaults of the entries not read apply)."""
+    out = blocking_problems()
+    if base_url() or model_name():
+        for name, cast in (("ALMANAC_LLM_MAX_TOKENS", int), ("ALMANAC_LLM_TEMPERATURE", float)):
+            out += per_call(name, cast)[1]
     return out
 
 

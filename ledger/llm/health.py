@@ -43,9 +43,8 @@ def problems() -> list[str]:
 
 def probe(timeout: float = 3.0) -> list[str]:
     """Ask the server which models it serves (``GET /v1/models``: no generation, no cost); note what is wrong."""
-    static = config.static_problems()
-    if static or not config.llm_configured():
-        return static
+    if not config.llm_configured():
+        return config.static_problems()
     headers = {"Authorization": f"Bearer {config.api_key()}"} if config.api_key() else {}
     try:
         response = httpx.get(config.endpoint("/models"), headers=headers, timeout=timeout)

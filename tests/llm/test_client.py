@@ -195,3 +195,13 @@ def test_the_key_never_reaches_an_error_message(model, settings):
 
 def test_client_format_memory_is_per_server(model):
     assert client._format_level == {}
+
+
+def test_per_call_budgets_are_read_from_the_env_form_and_bad_entries_are_reported(model, settings):
+    settings.ALMANAC_LLM_MAX_TOKENS = "extractor=900, judge=300"
+    settings.ALMANAC_LLM_TEMPERATURE = "digest=0.2;summary=warm"
+    assert llm.config.call_settings(llm.CallType.EXTRACTOR).max_tokens == 900
+    assert llm.config.call_settings(llm.CallType.DIGEST).temperature == 0.2
+    assert llm.config.call_settings(llm.CallType.RECALL_GATE).max_tokens == 64
+    assert any("ALMANAC_LLM_TEMPERATURE" in p and "summary=warm" in p for p in llm.problems())
+    assert llm.llm_configured()  # reported, not blocking: the defaults apply
