@@ -71,7 +71,16 @@ def report_at_startup() -> None:
     for problem in config.static_problems():
         log.warning("LLM configuration problem: %s; the deterministic path runs instead", problem)
     if config.llm_configured():
-        threading.Thread(target=probe, name="llm-probe", daemon=True).start()
+        threading.Thread(target=_probe_in_background, name="llm-probe", daemon=True).start()
+
+
+def _probe_in_background() -> None:
+    from django.db import connection
+
+    try:
+        probe()
+    finally:
+        connection.close()  # this thread's own connection (the cache is in the database)
 
 
 def configuration_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
