@@ -215,7 +215,7 @@ def import_native(
         report.warnings.append("native memory import off")
         return report
     candidates = [(c, m) for m in memories if (c := _native_candidate(m, source_key)) is not None]
-    verdicts, warnings = judge([c for c, _ in candidates]) if policy.mode == "smart" else ({}, [])
+    verdicts, warnings = judge([c for c, _ in candidates], owner=owner) if policy.mode == "smart" else ({}, [])
     report.warnings += warnings
     scored_items, by_scored = [], {}
     adjust = learning.adjuster(owner, accept_threshold=learning.accept_threshold(policy))

@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "memory_site",
     "ledger",
     "ledger.recall",
+    "ledger.llm",
     "distill",
     "wearables",
     "screen",
@@ -82,6 +83,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memory_site.middleware.RequestLimitsMiddleware",  # NUL bytes, sizes: 400/413/414/422 before any view
+    "ledger.llm.middleware.NoModelOnRequestPath",  # requests never wait on a model (recall gate: own timeout)
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -214,7 +216,10 @@ ALMANAC_LLM_BASE_URL = env.str("ALMANAC_LLM_BASE_URL", default="")
 ALMANAC_LLM_MODEL = env.str("ALMANAC_LLM_MODEL", default="")
 ALMANAC_LLM_API_KEY = env.str("ALMANAC_LLM_API_KEY", default="")
 ALMANAC_LLM_TIMEOUT = env.float("ALMANAC_LLM_TIMEOUT", default=30.0)
-ALMANAC_LLM_DAILY_CALLS = env.int("ALMANAC_LLM_DAILY_CALLS", default=200)  # memory extraction calls per owner per day
+ALMANAC_LLM_DAILY_CALLS = env.int("ALMANAC_LLM_DAILY_CALLS", default=200)  # per owner and local day, all uses
+# Per call type (extractor, judge, digest, screen_namer, recall_gate), e.g. "extractor=1200,judge=400" (docs/llm.md).
+ALMANAC_LLM_MAX_TOKENS = env.str("ALMANAC_LLM_MAX_TOKENS", default="")  # parsed (and checked) by ledger.llm.config
+ALMANAC_LLM_TEMPERATURE = env.str("ALMANAC_LLM_TEMPERATURE", default="")
 
 # --- Chats: ingest debounce, novelty gate, retries, lessons, memory proxy ------------------------------
 ALMANAC_CHATS_IDLE_SECONDS = env.float("ALMANAC_CHATS_IDLE_SECONDS", default=60.0)  # distil after this idle time
@@ -244,6 +249,7 @@ ALMANAC_EMBEDDINGS_API_KEY = env.str("ALMANAC_EMBEDDINGS_API_KEY", default="")  
 ALMANAC_EPISODE_RETENTION_DAYS = env.int("ALMANAC_EPISODE_RETENTION_DAYS", default=0)
 ALMANAC_TRANSCRIPT_RETENTION_DAYS = env.int("ALMANAC_TRANSCRIPT_RETENTION_DAYS", default=0)
 ALMANAC_RECALL_LLM_GATE = env.bool("ALMANAC_RECALL_LLM_GATE", default=False)
+ALMANAC_RECALL_LLM_GATE_TIMEOUT = env.float("ALMANAC_RECALL_LLM_GATE_TIMEOUT", default=2.0)  # then the heuristic
 
 # --- Screen (ScreenPipe) -----------------------------------------------------------------------------
 ALMANAC_SCREENPIPE_URL = env.str("ALMANAC_SCREENPIPE_URL", default="http://127.0.0.1:3030")  # a source's URL wins

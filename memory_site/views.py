@@ -15,6 +15,7 @@ from accounts import services
 from accounts.exceptions import DomainError
 from accounts.models import ApiToken
 from accounts.owned import get_owned_or_404
+from ledger.llm.queries import settings_summary as llm_summary
 from memory_site import health as health_checks
 from memory_site import portability
 from memory_site.dashboard import summary as dashboard_summary
@@ -32,6 +33,7 @@ def _settings_context(request, **extra) -> dict:
         "settings_obj": services.get_settings(request.user),
         "tokens": ApiToken.objects.owned_by(request.user),
         "timezones": sorted(zoneinfo.available_timezones()),
+        "llm": llm_summary(request.user),
         **extra,
     }
 

@@ -70,6 +70,9 @@ class Candidate:
     # certain: review at most) or "dropped" (not a claim at all); ceiling_reason says why (shown in review).
     ceiling: str = ""
     ceiling_reason: str = ""
+    # Signals for the trust decision that are not the decision themselves (e.g. "llm_confidence": the model's own
+    # confidence in a claim it extracted, one feature among others).
+    features: dict = field(default_factory=dict)
 
     @property
     def content_hash(self) -> str:

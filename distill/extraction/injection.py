@@ -2,13 +2,14 @@
 
 Text that reads like an instruction addressed to an AI system is flagged before extraction. Candidates drawn
 from it get a low capture confidence (so they land in review at best), and LLM prompts fence all transcript
-text as quoted data (see ``fence``).
+text as data that cannot close its fence (see ``fence``).
 """
 
 from __future__ import annotations
 
-import json
 import re
+
+from ledger.llm.fencing import Fence
 
 _PATTERNS = [
     r"\bignore (all |any |the )?(previous|prior|above|earlier|preceding) (instructions?|prompts?|messages?|rules?)",
@@ -38,6 +39,7 @@ def looks_like_injection(text: str) -> bool:
     return bool(INJECTION.search(text or ""))
 
 
-def fence(text: str) -> str:
-    """Quote transcript text as inert data for an LLM prompt: JSON-escaped inside explicit markers."""
-    return "<<<TRANSCRIPT_DATA\n" + json.dumps(text, ensure_ascii=False) + "\nTRANSCRIPT_DATA>>>"
+def fence(value) -> str:
+    """Quote content as inert data for an LLM prompt: one line of escaped JSON inside a random per-call boundary
+    (``ledger.llm.Fence``), so the data cannot close its own fence."""
+    return Fence().wrap(value)

@@ -9,7 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from ledger import llm
 from ledger.recall.text import words
 
 ROUTES = ("identity", "transcript", "episodes", "events", "pinned", "none")
@@ -118,37 +122,39 @@ def heuristic_gate(query: str, known_entities: Iterable[str] = ()) -> GateDecisi
     return GateDecision(route="none", reason="no memory cue and no known entity")
 
 
-GATE_SCHEMA = {
-    "type": "object",
-    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string"}},
-    "required": ["route", "reason"],
-}
+class GateAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    route: Literal["identity", "transcript", "episodes", "events", "pinned", "none"]
+    reason: str = Field(default="", max_length=200)
 
 
-def llm_gate(query: str, known_entities: Iterable[str], *, chat_json, timeout: float) -> GateDecision:
-    """Ask the configured LLM to route; falls back to the heuristic on any failure or invalid route."""
+GATE_CALL = llm.CallType.RECALL_GATE
+GATE_PROMPT_VERSION = "recall-gate-2"
+GATE_SYSTEM = (
+    "Route a user's question to the memory layer that bears on it. The data holds the question and the names of "
+    "known entities. Routes (answer exactly one of these words): identity (who the user is), transcript (exact "
+    "words said), episodes (a past conversation or event), events (screen activity), pinned (facts about a named "
+    "person or thing), none (a general question that needs no personal memory). Answer one JSON object with "
+    "route and a short reason."
+)
+
+
+def llm_gate(query: str, known_entities: Iterable[str], *, owner, timeout: float) -> GateDecision:
+    """Ask the configured LLM to route within ``timeout`` seconds (recall waits for nothing longer); the heuristic
+    answers on any failure, counted as a fallback."""
     known = list(known_entities)
     fallback = heuristic_gate(query, known)
-    prompt = (
-        "Route a user's question to the memory layer that bears on it. Routes: identity (who the user is), "
-        "transcript (exact words said), episodes (a past conversation or event), events (screen activity), "
-        "pinned (facts about a named person/thing), none (general question, no personal memory needed). "
-        'Answer JSON {"route": ..., "reason": ...}.'
-    )
-    user = f"Known entities: {', '.join(known[:50]) or '(none)'}\nQuestion: {query}"
+    data = {"question": str(query)[:2000], "known_entities": [str(n)[:100] for n in known[:50]]}
     try:
-        out = chat_json(
-            [{"role": "system", "content": prompt}, {"role": "user", "content": user}],
-            schema=GATE_SCHEMA,
-            timeout=timeout,
-        )
-    except Exception:  # LLMError or anything else: the heuristic is always there
+        reply = llm.ask(call=GATE_CALL, owner=owner, system=GATE_SYSTEM, data=data, answer=GateAnswer,
+                        prompt_version=GATE_PROMPT_VERSION, timeout=timeout)  # fmt: skip
+    except llm.LLMError as exc:
+        llm.fell_back(owner, GATE_CALL, str(exc))
         return fallback
-    route = str(out.get("route", "")).strip().lower() if isinstance(out, dict) else ""
-    if route not in ROUTES:
-        return fallback
-    reason = str(out.get("reason", ""))[:200] or "llm"
-    return GateDecision(route=route, reason=reason, method="llm", entities=fallback.entities)
+    llm.remember(reply)
+    answer: GateAnswer = reply.value
+    return GateDecision(route=answer.route, reason=answer.reason or "llm", method="llm", entities=fallback.entities)
 
 
 # Words that say *how* the user refers to a memory ("remember when we talked about…"), not *what* it is about.

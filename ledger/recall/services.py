@@ -178,8 +178,8 @@ def decide(owner, query: str, entities: list[str] | None = None) -> GateDecision
     if getattr(settings, "ALMANAC_RECALL_LLM_GATE", False):
         from ledger import llm
 
-        if llm.llm_configured():
-            return llm_gate(query, entities, chat_json=llm.chat_json, timeout=min(5.0, settings.ALMANAC_LLM_TIMEOUT))
+        if llm.llm_configured(llm.CallType.RECALL_GATE):
+            return llm_gate(query, entities, owner=owner, timeout=settings.ALMANAC_RECALL_LLM_GATE_TIMEOUT)
     return heuristic_gate(query, entities)
 
 

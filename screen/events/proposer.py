@@ -160,7 +160,7 @@ class ProposalPass:
         )
 
     def _create_outcome(self, draft: EventDraft, anchor: Anchor) -> None:
-        draft = llm.refine(draft, anchor.lines)
+        draft = llm.refine(draft, anchor.lines, owner=self.owner)
         event, created = create_event(owner=self.owner, draft=draft)
         if not created:
             return
@@ -273,7 +273,7 @@ class ProposalPass:
             app_name=sig.app_name,
             assertions=[self._assertion(anchor, 0.7)],
         )
-        event, created = create_event(owner=self.owner, draft=llm.refine(draft, anchor.lines))
+        event, created = create_event(owner=self.owner, draft=llm.refine(draft, anchor.lines, owner=self.owner))
         if created:
             attach_evidence(
                 event=event,

@@ -89,10 +89,10 @@ def test_only_agent_text_has_no_signals(api):
 
 
 @override_settings(ALMANAC_CHATS_DISTILLER="llm", ALMANAC_LLM_BASE_URL="", ALMANAC_LLM_MODEL="")
-def test_llm_distiller_without_a_model_is_skipped_and_kept_pending(api, user):
-    r = _ingest(api, flush=True)
-    assert r.json()["outcome"] == "skipped:llm_unavailable"
-    assert ChatTurn.objects.filter(owner=user, distilled_at__isnull=True).count() == 2
+def test_llm_distiller_without_a_model_uses_the_deterministic_digest(api, user):
+    r = _ingest(api, flush=True)  # issue 25: the deterministic digest behind the model, never parked or lost
+    assert r.json()["outcome"] == "distilled"
+    assert ChatTurn.objects.filter(owner=user, distilled_at__isnull=True).count() == 0
 
 
 def test_uuid_agent_ids_are_canonicalised(api, user):

@@ -1,5 +1,6 @@
 """The LLM extraction path against the local OpenAI-compatible imitation: one call per chunk of turns, the chunk
-sent as fenced JSON data, answers validated (pydantic), cached by content hash, a daily call cap per owner."""
+sent once as fenced data, answers validated, only useful answers cached, the deterministic extractor behind each
+chunk, the daily call cap per owner, and LLM candidates through the same claim screen as every candidate."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from distill import trust
 from distill.extraction import llm as llm_extraction
 from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 from distill.extraction.llm import extract_day
+from ledger import llm
+from ledger.llm import client
+from ledger.llm.fencing import find_payload
 from tests.support.openai_server import OpenAIImitation
 
 T0 = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
@@ -23,11 +28,12 @@ def server(settings):
     settings.ALMANAC_LLM_BASE_URL = s.base_url
     settings.ALMANAC_LLM_MODEL = "imitation-1"
     settings.ALMANAC_LLM_TIMEOUT = 0.5
+    client._format_level.clear()
     yield s
     s.stop()
 
 
-def long_day(turns: int, owner_key="7") -> DayInput:
+def long_day(turns: int, owner_key="") -> DayInput:
     utts = [
         UtteranceIn(
             index=i,
@@ -43,122 +49,147 @@ def long_day(turns: int, owner_key="7") -> DayInput:
     )
 
 
+def item(i=0, content="Lena skippers a Contessa 32 out of Falmouth.", **kw) -> dict:
+    return {"utterance_index": i, "subject": "user", "person": None, "content": content, "kind": "identity",
+            "importance": "normal", "confidence": 0.9} | kw  # fmt: skip
+
+
 def answer_first_turn(messages):
     """Answer about turn 0 when the chunk holds it, nothing otherwise."""
-    data = messages[1]["content"].split("<<<TRANSCRIPT_DATA\n", 1)[1].rsplit("\nTRANSCRIPT_DATA>>>", 1)[0]
-    turns = json.loads(json.loads(data))
-    items = [
-        {
-            "utterance_index": t["i"],
-            "subject": "user",
-            "person": None,
-            "content": "Lena skippers a Contessa 32 out of Falmouth.",
-            "kind": "identity",
-            "importance": "normal",
-            "confidence": 0.9,
-        }
-        for t in turns
-        if t["i"] == 0
+    turns = find_payload(messages[1]["content"])["turns"]
+    return json.dumps({"candidates": [item(t["i"]) for t in turns if t["i"] == 0]})
+
+
+def test_one_call_per_chunk_of_turns_with_the_chunk_sent_once_as_fenced_json(server, user):
+    server.chat_handler = answer_first_turn
+    result = extract_day(long_day(2 * llm_extraction.CHUNK_TURNS + 5, owner_key=str(user.pk)))
+    assert len(server.chat_requests()) == 3  # 85 turns → 3 chunks, not 85 calls
+    assert [c.content for c in result.candidates if c.extractor == "llm"] == [
+        "Lena skippers a Contessa 32 out of Falmouth."
     ]
-    return json.dumps({"candidates": items})
+    data = find_payload(server.chat_requests()[0]["messages"][1]["content"])
+    assert data["owner"] == "Lena" and len(data["turns"]) == llm_extraction.CHUNK_TURNS
+    assert data["turns"][0] == {"i": 0, "speaker": "Lena", "is_owner": True,
+                                "text": "I skipper a Contessa 32 out of Falmouth."}  # fmt: skip
 
 
-def test_one_call_per_chunk_of_turns_with_the_chunk_fenced_as_json(server):
+def test_the_prompt_lists_the_allowed_values_and_the_schema_goes_as_response_format(server, user):
     server.chat_handler = answer_first_turn
-    result = extract_day(long_day(2 * llm_extraction.CHUNK_TURNS + 5))
-    assert len(server.requests) == 3  # 85 turns → 3 chunks, not 85 calls
-    assert [c.content for c in result.candidates] == ["Lena skippers a Contessa 32 out of Falmouth."]
-    prompt = server.requests[0]["body"]["messages"][1]["content"]
-    turns = json.loads(json.loads(prompt.split("<<<TRANSCRIPT_DATA\n", 1)[1].rsplit("\nTRANSCRIPT_DATA>>>", 1)[0]))
-    assert turns[0] == {"i": 0, "speaker": "OWNER", "text": "I skipper a Contessa 32 out of Falmouth."}
-    assert len(turns) == llm_extraction.CHUNK_TURNS
+    extract_day(long_day(2, owner_key=str(user.pk)))
+    body = server.chat_requests()[0]
+    system = body["messages"][0]["content"]
+    assert "one of: identity, preference, relationship" in system and "trivial, low, normal, high, critical" in system
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["candidates"]["maxItems"] == llm_extraction.MAX_ITEMS
+    assert "accept|reject" not in system
 
 
-def test_answers_are_cached_by_content_hash(server):
+def test_useful_answers_are_cached_under_the_prompt_version(server, user):
     server.chat_handler = answer_first_turn
-    extract_day(long_day(10))
-    calls = len(server.requests)
+    extract_day(long_day(10, owner_key=str(user.pk)))
+    calls = len(server.chat_requests())
     server.mode = "error"  # a second call would fail: the cache answers
-    again = extract_day(long_day(10))
-    assert again.extractor == "llm" and len(server.requests) == calls
+    again = extract_day(long_day(10, owner_key=str(user.pk)))
+    assert again.extractor == "llm" and len(server.chat_requests()) == calls
     assert again.candidates[0].content.startswith("Lena skippers")
 
 
-def test_an_answer_pointing_outside_its_chunk_is_ignored(server):
-    server.chat_handler = lambda m: json.dumps(
-        {
-            "candidates": [
-                {
-                    "utterance_index": 999,
-                    "subject": "user",
-                    "content": "Lena owns a lighthouse.",
-                    "kind": "place",
-                    "importance": "low",
-                    "confidence": 0.9,
-                }
-            ]
-        }
-    )
-    assert extract_day(long_day(4)).candidates == []
-
-
-def test_an_answer_failing_validation_falls_back_with_a_warning(server):
-    bad = {
-        "utterance_index": 0,
-        "subject": "user",
-        "content": "",
-        "kind": "health",
-        "importance": "high",
-        "confidence": 1,
-    }
-    server.chat_handler = lambda m: json.dumps({"candidates": [bad]})
-    result = extract_day(long_day(4))
+def test_an_answer_pointing_outside_its_chunk_runs_the_deterministic_extractor_and_is_not_cached(server, user):
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(999, "Lena owns a lighthouse.", kind="place")]})
+    day = long_day(4, owner_key=str(user.pk))
+    result = extract_day(day)
     assert result.extractor == "deterministic"
+    assert "Lena skippers a Contessa 32 out of Falmouth." in [c.content for c in result.candidates]
+    assert any("nothing usable (1 items)" in w and "turns 0-3" in w for w in result.warnings)
+    extract_day(day)
+    assert len(server.chat_requests()) == 2  # the useless answer was not cached: asked again
+
+
+def test_an_empty_answer_runs_the_deterministic_extractor_for_that_chunk(server, user):
+    server.chat_handler = lambda m: "{}"
+    result = extract_day(long_day(4, owner_key=str(user.pk)))
+    assert result.extractor == "deterministic" and result.candidates
     assert any("fell back to the deterministic extractor" in w for w in result.warnings)
 
 
-def test_past_the_daily_cap_the_deterministic_extractor_runs_and_says_so(server, settings):
+def test_an_answer_failing_validation_falls_back_with_a_warning(server, user):
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(content="")]})
+    result = extract_day(long_day(4, owner_key=str(user.pk)))
+    assert result.extractor == "deterministic"
+    assert any("schema" in w for w in result.warnings)
+
+
+def test_only_the_failing_chunk_falls_back(server, user):
+    def handler(messages):
+        turns = find_payload(messages[1]["content"])["turns"]
+        return answer_first_turn(messages) if turns[0]["i"] == 0 else "this is { not json"
+
+    day = long_day(llm_extraction.CHUNK_TURNS + 2, owner_key=str(user.pk))
+    day.conversations[0].utterances[-1].text = "I'm allergic to shellfish."
+    server.chat_handler = handler
+    result = extract_day(day)
+    by = {(c.extractor, c.content) for c in result.candidates}
+    assert ("llm", "Lena skippers a Contessa 32 out of Falmouth.") in by
+    assert any(e == "deterministic" and "shellfish" in c for e, c in by)
+    assert result.extractor == "llm" and len(result.warnings) == 1
+
+
+def test_past_the_daily_cap_the_deterministic_extractor_runs_and_says_so(server, settings, user, other_user):
     settings.ALMANAC_LLM_DAILY_CALLS = 2
     server.chat_handler = answer_first_turn
-    result = extract_day(long_day(3 * llm_extraction.CHUNK_TURNS, owner_key="capped"))
-    assert len(server.requests) == 2
-    assert result.extractor == "deterministic"
-    assert any("daily call cap (2) reached" in w for w in result.warnings)
-    # another owner has their own budget
-    other = extract_day(long_day(5, owner_key="someone-else"))
-    assert other.extractor == "llm"
+    result = extract_day(long_day(3 * llm_extraction.CHUNK_TURNS, owner_key=str(user.pk)))
+    assert len(server.chat_requests()) == 2
+    assert any("daily LLM call cap (2) reached" in w for w in result.warnings)
+    assert extract_day(long_day(5, owner_key=str(other_user.pk))).extractor == "llm"  # their own budget
 
 
-def test_the_judge_counts_against_the_same_daily_cap(server, settings):
-    from distill.judge import judge
-
-    settings.ALMANAC_LLM_DAILY_CALLS = 1
-    server.chat_handler = answer_first_turn
-    cands = extract_day(long_day(4, owner_key="judge-owner")).candidates  # uses the one call
-    verdicts, warnings = judge(cands, owner_key="judge-owner")
-    assert set(verdicts.values()) == {None}
-    assert "daily call cap (1) reached" in warnings[0]
-
-
-def test_the_pass_counts_calls_per_owner_and_reports_the_cap_in_its_warnings(server, settings, user, other_user):
-    """Through distill.services.distill: the owner's key reaches the extractor; past the cap the pass falls back."""
-    from distill import services
-    from distill.conversation import Conversation, Speaker, Turn
-
-    settings.ALMANAC_LLM_DAILY_CALLS = 1
-    server.chat_handler = lambda m: json.dumps({"candidates": []}) if "extract" in m[0]["content"] else "{}"
-
-    def chat(scope: str) -> Conversation:
-        me, other = Speaker("Lena Marsh", is_owner=True), Speaker("Iker Solano")
-        turns = [Turn(0, me, "I skipper a Contessa 32 out of Falmouth."), Turn(1, other, f"Nice boat ({scope}).")]
-        return Conversation("chat:import", "chat", scope, "2026-10-05", turns)
-
-    first = services.distill(owner=user, conversations=[chat("chat:a")], scope_key="chat:a", source_key="chat:import")
-    assert first.extractor == "llm"
-    second = services.distill(owner=user, conversations=[chat("chat:b")], scope_key="chat:b", source_key="chat:import")
-    assert second.extractor == "deterministic"
-    assert any("daily call cap (1) reached" in w for w in second.warnings)
-    other = services.distill(
-        owner=other_user, conversations=[chat("chat:c")], scope_key="chat:c", source_key="chat:import"
+def test_a_greeting_question_is_dropped_by_the_claim_screen_whatever_the_models_confidence(server, user):
+    turn = "Good morning, Bright Smile Dental. Are you checking in?"
+    day = long_day(1, owner_key=str(user.pk))
+    day.conversations[0].utterances[0].text = turn
+    server.chat_handler = lambda m: json.dumps(
+        {"candidates": [item(content="Lena is checking in at Bright Smile Dental.", kind="plan", confidence=1.0)]}
     )
-    assert other.extractor == "llm"
+    cand = extract_day(day).candidates[0]
+    assert cand.ceiling == "dropped" and cand.features["llm_confidence"] == 1.0
+    scored = trust.decide(trust.score(cand, source_trust=0.8, judge_verdict="accept"), trust.Policy())
+    assert scored.decision == trust.DROPPED
+
+
+def test_the_models_confidence_alone_never_accepts(server, user):
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(confidence=1.0)]})
+    cand = extract_day(long_day(2, owner_key=str(user.pk))).candidates[0]
+    assert cand.ceiling == "" and cand.features == {"llm_confidence": 1.0}
+    alone = trust.decide(trust.score(cand, source_trust=0.8), trust.Policy())
+    assert alone.decision == trust.PENDING
+    judged = trust.decide(trust.score(cand, source_trust=0.8, judge_verdict="accept"), trust.Policy())
+    assert judged.decision == trust.ACCEPTED
+
+
+def test_a_claim_the_quoted_turn_does_not_say_is_dropped(server, user):
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(content="Lena owns a vineyard in Mendoza.")]})
+    cand = extract_day(long_day(2, owner_key=str(user.pk))).candidates[0]
+    assert cand.ceiling == "dropped" and "does not say it" in cand.ceiling_reason
+
+
+def test_a_third_party_not_named_in_the_turn_is_unknown_and_reviewed(server, user):
+    day = long_day(2, owner_key=str(user.pk))
+    day.conversations[0].utterances[1].text = "She sails a Laser dinghy every weekend."
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(
+        1, "Marisol sails a Laser dinghy every weekend.", subject="third_party", person="Marisol Quenby")]})  # fmt: skip
+    cand = extract_day(day).candidates[0]
+    assert cand.attribution == "unknown" and cand.ceiling == "pending_review"
+
+
+def test_the_owner_attributed_from_someone_elses_words_waits_for_review(server, user):
+    day = long_day(2, owner_key=str(user.pk))
+    day.conversations[0].utterances[1].text = "You skipper a Contessa 32 out of Falmouth."
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(1)]})
+    cand = extract_day(day).candidates[0]
+    assert cand.attribution == "user" and cand.ceiling == "pending_review"
+
+
+def test_without_a_model_nothing_is_counted(settings, user):
+    settings.ALMANAC_LLM_BASE_URL = ""
+    result = extract_day(long_day(2, owner_key=str(user.pk)))
+    assert result.extractor == "deterministic" and llm.calls_today(user) == 0

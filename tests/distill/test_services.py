@@ -141,7 +141,7 @@ def judging_llm(settings):
 
     def handler(messages):
         if "judge" in messages[0]["content"]:
-            n = messages[1]["content"].count("subject=")
+            n = messages[1]["content"].count('"subject":')
             return json.dumps({"verdicts": [{"id": i, "verdict": s.verdict} for i in range(n)]})
         raise_invalid = "not json"  # extraction: fall back to deterministic so tests are predictable
         return raise_invalid

@@ -10,6 +10,8 @@ from screen.events import llm
 from screen.events.store import EventDraft
 from tests.support.openai_server import OpenAIImitation
 
+pytestmark = pytest.mark.django_db  # every model call is counted in the database
+
 DRAFT = EventDraft(
     key="k",
     event_type="kilnlink.task_completed",
@@ -31,7 +33,7 @@ def server(settings):
 
 def test_without_an_llm_the_draft_is_kept(settings):
     settings.ALMANAC_LLM_BASE_URL = ""
-    assert llm.refine(DRAFT, ["Firing complete"]) is DRAFT
+    assert llm.refine(DRAFT, ["Firing complete"], owner=None) is DRAFT
 
 
 def test_llm_names_the_event(server):
@@ -39,7 +41,7 @@ def test_llm_names_the_event(server):
         '{"event_type": "pottery.firing_completed", "title": "Cone 6 glaze firing finished", '
         '"summary": "The kiln finished a cone 6 glaze firing.", "confidence": 0.8}'
     )
-    got = llm.refine(DRAFT, ["Program: Cone 6 glaze", "Firing complete"])
+    got = llm.refine(DRAFT, ["Program: Cone 6 glaze", "Firing complete"], owner=None)
     assert got.event_type == "pottery.firing_completed" and got.title == "Cone 6 glaze firing finished"
     assert got.proposer == "llm:imitation-1" and got.outcome == "completion"
     sent = server.requests[-1]["body"]["messages"][1]["content"]
@@ -49,10 +51,10 @@ def test_llm_names_the_event(server):
 @pytest.mark.parametrize("answer", ['{"event_type": "Not A Type", "title": "x"}', '{"title": "missing type"}'])
 def test_a_bad_answer_keeps_the_deterministic_draft(server, answer):
     server.chat_handler = lambda messages: answer
-    assert llm.refine(DRAFT, ["Firing complete"]) == DRAFT
+    assert llm.refine(DRAFT, ["Firing complete"], owner=None) == DRAFT
 
 
 @pytest.mark.parametrize("mode", ["timeout", "error", "invalid_json"])
 def test_llm_failures_fall_back(server, mode):
     server.mode = mode
-    assert llm.refine(DRAFT, ["Firing complete"]) == DRAFT
+    assert llm.refine(DRAFT, ["Firing complete"], owner=None) == DRAFT

@@ -3,10 +3,23 @@
     server = OpenAIImitation().start()
     settings.ALMANAC_LLM_BASE_URL = server.base_url        # http://127.0.0.1:<port>/v1
     server.chat_handler = lambda messages: '{"candidates": []}'
-    server.mode = "timeout"    # or "invalid_json", "error", "ok"; a body with "stream": true gets SSE chunks
+    server.mode = "timeout"
     server.stop()
 
-``requests`` records every request body received (for asserting what was sent, e.g. fenced transcript text).
+Modes (injected behaviours of real servers and models):
+
+- ``ok``: the handler's content; SSE chunks for ``"stream": true`` (one per word, cut at ``max_tokens`` words
+  with ``finish_reason: "length"``), one JSON body otherwise;
+- ``invalid_json``: a content that is not JSON; ``timeout``: stalls ``timeout_seconds`` before any byte, then 504;
+- ``error``: HTTP 500; ``cut``: the connection closes in the middle of the answer;
+- ``runaway``: a model that never stops: words keep coming until ``max_tokens`` is reached or the client goes
+  away (``active`` counts generations still running, so a test can see that giving up stopped the work);
+- ``refuse_schema``: HTTP 400 for ``response_format: json_schema`` (older servers), normal otherwise.
+
+``mode_for`` (a callable taking the request body) chooses the mode per request instead of ``mode``.
+
+``models`` (if set) is what ``GET /v1/models`` lists; a chat request for another model gets 404.
+``requests`` records every request body received (for asserting what was sent, e.g. that turns stay fenced).
 """
 
 from __future__ import annotations
@@ -32,12 +45,17 @@ def default_embedding(texts: list[str], dims: int = 16) -> list[list[float]]:
 
 
 class OpenAIImitation:
-    def __init__(self, *, timeout_seconds: float = 5.0) -> None:
+    def __init__(self, *, timeout_seconds: float = 5.0, word_delay: float = 0.0) -> None:
         self.chat_handler = lambda messages: "{}"
         self.embedding_handler = default_embedding
         self.mode = "ok"
         self.timeout_seconds = timeout_seconds  # how long "timeout" mode stalls before answering
+        self.word_delay = word_delay  # seconds between streamed words (a slow model)
+        self.mode_for = None  # optional callable(body) -> mode, chosen per request (benches mixing faults)
+        self.models: list[str] = []
         self.requests: list[dict] = []
+        self.active = 0  # generations still running (runaway mode)
+        self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -47,90 +65,17 @@ class OpenAIImitation:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    def chat_requests(self) -> list[dict]:
+        return [r["body"] for r in self.requests if r["path"].rstrip("/").endswith("/chat/completions")]
+
+    def _generation(self, delta: int) -> None:
+        with self._lock:
+            self.active += delta
+
     def start(self) -> OpenAIImitation:
-        imitation = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output quiet
-                pass
-
-            def _send(self, status: int, body: str, content_type: str = "application/json") -> None:
-                data = body.encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", content_type)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def _stream(self, body: dict, content: str) -> None:
-                """OpenAI streaming: role chunk, one chunk per word, finish chunk, usage chunk, [DONE]."""
-                base = {"id": "chatcmpl-imitation", "object": "chat.completion.chunk", "created": 1767225600,
-                        "model": body.get("model", "imitation")}  # fmt: skip
-                words = content.split(" ")
-                deltas = [{"role": "assistant", "content": ""}] + [
-                    {"content": w if i == 0 else " " + w} for i, w in enumerate(words)
-                ]
-                events = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-                events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-                if (body.get("stream_options") or {}).get("include_usage"):
-                    events.append({**base, "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": len(words),
-                                                                   "total_tokens": 5 + len(words)}})  # fmt: skip
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.send_header("Cache-Control", "no-cache")
-                    self.end_headers()
-                    self.wfile.write(b": keep-alive\n\n")
-                    for event in events:
-                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                        self.wfile.flush()
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def do_POST(self):  # noqa: N802 (http.server API)
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except ValueError:
-                    return self._send(400, json.dumps({"error": {"message": "bad json"}}))
-                imitation.requests.append({"path": self.path, "body": body})
-                mode = imitation.mode
-                if mode == "timeout":
-                    time.sleep(imitation.timeout_seconds)
-                    return self._send(504, json.dumps({"error": {"message": "slow"}}))
-                if mode == "error":
-                    return self._send(500, json.dumps({"error": {"message": "internal error"}}))
-                if self.path.rstrip("/").endswith("/chat/completions") and body.get("stream"):
-                    return self._stream(body, imitation.chat_handler(body["messages"]))
-                if self.path.rstrip("/").endswith("/chat/completions"):
-                    content = (
-                        "this is { not json" if mode == "invalid_json" else imitation.chat_handler(body["messages"])
-                    )
-                    answer = {
-                        "id": "chatcmpl-imitation",
-                        "object": "chat.completion",
-                        "model": body.get("model", "imitation"),
-                        "choices": [
-                            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-                        ],
-                    }
-                    return self._send(200, json.dumps(answer))
-                if self.path.rstrip("/").endswith("/embeddings"):
-                    texts = body.get("input") or []
-                    texts = [texts] if isinstance(texts, str) else texts
-                    vectors = imitation.embedding_handler(texts)
-                    data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
-                    return self._send(200, json.dumps({"object": "list", "data": data, "model": body.get("model", "")}))
-                return self._send(404, json.dumps({"error": {"message": "not found"}}))
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
@@ -139,3 +84,159 @@ class OpenAIImitation:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+def _chunk(body: dict, delta: dict, finish=None) -> dict:
+    return {"id": "chatcmpl-imitation", "object": "chat.completion.chunk", "created": 1767225600,
+            "model": body.get("model", "imitation"), "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+
+
+def _handler_for(imitation: OpenAIImitation):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # keep test output quiet
+            pass
+
+        def _send(self, status: int, body: str, content_type: str = "application/json") -> None:
+            data = body.encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _event(self, event) -> None:
+            payload = event if isinstance(event, str) else json.dumps(event)
+            self.wfile.write(f"data: {payload}\n\n".encode())
+            self.wfile.flush()
+
+        def _start_stream(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            self.wfile.write(b": keep-alive\n\n")
+
+        def _stream(self, body: dict, content: str) -> None:
+            """OpenAI streaming: role chunk, one chunk per word (cut at max_tokens), finish, usage, [DONE]."""
+            words = content.split(" ")
+            limit = body.get("max_tokens")
+            finish = "stop"
+            if limit is not None and len(words) > int(limit):
+                words, finish = words[: int(limit)], "length"
+            try:
+                self._start_stream()
+                self._event(_chunk(body, {"role": "assistant", "content": ""}))
+                for i, w in enumerate(words):
+                    if imitation.word_delay:
+                        time.sleep(imitation.word_delay)
+                    self._event(_chunk(body, {"content": w if i == 0 else " " + w}))
+                self._event(_chunk(body, {}, finish))
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._event({**_chunk(body, {}), "choices": [], "usage": {
+                        "prompt_tokens": 5, "completion_tokens": len(words), "total_tokens": 5 + len(words)}})  # fmt: skip
+                self._event("[DONE]")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _runaway(self, body: dict) -> None:
+            """A model that never stops on its own: only max_tokens or a client that goes away ends it."""
+            limit = body.get("max_tokens")
+            imitation._generation(+1)
+            try:
+                if not body.get("stream"):
+                    deadline = time.monotonic() + 60
+                    while (limit is None or limit > 0) and time.monotonic() < deadline:
+                        time.sleep(0.01)  # generating; a non-streaming server cannot notice the client left
+                        limit = None if limit is None else limit - 1
+                    return self._send(200, json.dumps({"choices": [{"index": 0, "finish_reason": "length",
+                        "message": {"role": "assistant", "content": '{"candidates": [{"utterance_index": 0'}}]}))  # fmt: skip
+                self._start_stream()
+                self._event(_chunk(body, {"role": "assistant", "content": '{"candidates": ['}))
+                n = 0
+                while limit is None or n < int(limit):
+                    time.sleep(0.005)
+                    self._event(_chunk(body, {"content": ' {"utterance_index": 0,'}))
+                    n += 1
+                self._event(_chunk(body, {}, "length"))
+                self._event("[DONE]")
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client went away: stop generating
+            finally:
+                imitation._generation(-1)
+
+        def _cut(self, body: dict, content: str) -> None:
+            try:
+                if body.get("stream"):
+                    self._start_stream()
+                    self._event(_chunk(body, {"role": "assistant", "content": content[: len(content) // 2]}))
+                else:
+                    data = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                                    "finish_reason": "stop"}]}).encode()  # fmt: skip
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+            self.connection.shutdown(2)
+
+        def do_GET(self):  # noqa: N802 (http.server API)
+            imitation.requests.append({"path": self.path, "body": {}})
+            if self.path.rstrip("/").endswith("/models"):
+                listed = imitation.models or ["imitation-1"]
+                return self._send(200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"}
+                                                                              for m in listed]}))  # fmt: skip
+            return self._send(404, json.dumps({"error": {"message": "not found"}}))
+
+        def do_POST(self):  # noqa: N802 (http.server API)
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                return self._send(400, json.dumps({"error": {"message": "bad json"}}))
+            imitation.requests.append({"path": self.path, "body": body})
+            chat = self.path.rstrip("/").endswith("/chat/completions")
+            mode = imitation.mode_for(body) if imitation.mode_for and chat else imitation.mode
+            if chat and imitation.models and body.get("model") not in imitation.models:
+                return self._send(404, json.dumps({"error": {"message": f"model {body.get('model')!r} not found"}}))
+            if mode == "timeout":
+                time.sleep(imitation.timeout_seconds)
+                return self._send(504, json.dumps({"error": {"message": "slow"}}))
+            if mode == "error":
+                return self._send(500, json.dumps({"error": {"message": "internal error"}}))
+            if chat and mode == "refuse_schema" and (body.get("response_format") or {}).get("type") == "json_schema":
+                return self._send(400, json.dumps({"error": {"message": "response_format json_schema unsupported"}}))
+            if chat and mode == "runaway":
+                return self._runaway(body)
+            if chat:
+                content = "this is { not json" if mode == "invalid_json" else imitation.chat_handler(body["messages"])
+                if mode == "cut":
+                    return self._cut(body, content)
+                if body.get("stream"):
+                    return self._stream(body, content)
+                answer = {
+                    "id": "chatcmpl-imitation",
+                    "object": "chat.completion",
+                    "model": body.get("model", "imitation"),
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": len(content.split()),
+                              "total_tokens": 5 + len(content.split())},
+                }  # fmt: skip
+                return self._send(200, json.dumps(answer))
+            if self.path.rstrip("/").endswith("/embeddings"):
+                texts = body.get("input") or []
+                texts = [texts] if isinstance(texts, str) else texts
+                vectors = imitation.embedding_handler(texts)
+                data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+                return self._send(200, json.dumps({"object": "list", "data": data, "model": body.get("model", "")}))
+            return self._send(404, json.dumps({"error": {"message": "not found"}}))
+
+    return Handler

@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from accounts import services
+from ledger import llm
 from memory_site.scheduling import sync_schedules
 
 DEMO_USERNAME = "demo"
@@ -35,7 +36,9 @@ class Command(BaseCommand):
     def handle(self, *args, addr: str, no_demo: bool, dev: bool, **options):
         call_command("migrate", interactive=False, verbosity=0)
         sync_schedules()
-        demo_handles = [] if no_demo or not settings.ALMANAC_DEMO else self._prepare_demo()
+        llm.report_at_startup()  # configuration problems, once, before anything runs (the probe never blocks)
+        with llm.offline("demo seeding"):  # the demo must serve at once: seeding never waits on a model
+            demo_handles = [] if no_demo or not settings.ALMANAC_DEMO else self._prepare_demo()
 
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
