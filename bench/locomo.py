@@ -121,11 +121,15 @@ class Bench:
         self.headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
         self.client = Client()
 
-    def post(self, path: str, body: dict) -> dict:
-        resp = self.client.post(path, json.dumps(body, default=str), content_type="application/json", **self.headers)
+    def post(self, path: str, body: dict, method: str = "post") -> dict:
+        send = getattr(self.client, method)
+        resp = send(path, json.dumps(body, default=str), content_type="application/json", **self.headers)
         if resp.status_code != 200:
             raise SystemExit(f"error: {path} answered {resp.status_code}: {resp.content[:300]!r}")
         return resp.json()
+
+    def put(self, path: str, body: dict) -> dict:
+        return self.post(path, body, method="put")
 
 
 def memory_off(owner) -> None:
@@ -143,6 +147,8 @@ def import_sample(bench: Bench, sample: dict) -> tuple[dict[str, int], dict[str,
     conv = sample["conversation"]
     a, b = conv.get("speaker_a"), conv.get("speaker_b")
     participants = [{"name": a, "is_owner": True}, {"name": b}] if a and b else []
+    if a:  # the person whose memory this is says what they are called (Settings), as a user would
+        bench.put("/api/v1/settings", {"display_name": a})
     dia_to_pk: dict[str, int] = {}
     dia_to_turn: dict[str, tuple[str, int]] = {}
     outcomes: dict[str, int] = defaultdict(int)

@@ -41,6 +41,7 @@ CONTEXT_WEIGHT = 0.2  # share of a turn's score given to the turns right before 
 ANCHOR_WEIGHT = 0.5  # share of a fact's (normalised) score given to the turns it was distilled from
 ANCHOR_DEPTH = 30  # best fact hits whose source turns are looked up
 DATE_BOOST = 0.5  # rows inside a calendar period the question names score × (1 + DATE_BOOST)
+NAME_IN_TEXT_WEIGHT = 0.5  # a speaker's name found in a turn's text, relative to other words (see _ranked_rows)
 EXPANSION_DOCS = 3  # entity/topic expansion: the best hits whose words expand the question
 EXPANSION_TERMS = 5
 EXPANSION_WEIGHT = 0.3  # an expansion word counts this share of its IDF
@@ -352,9 +353,16 @@ def _ranked_rows(sc: _Scoring, clauses, limit, with_dates, *, exclude=(), ranked
     provider, owner, tq, n, names = sc.provider, sc.owner, sc.tq, sc.n, sc.names
     if not getattr(owner, "is_authenticated", False):
         return []
-    lexemes = [(lx, tq.weights[lx] * _idf(n, sc.dfs[lx])) for lx in sc.present if lx.isalnum()]
     # A name field (speaker, subject) counts as part of the document: a query word equal to it adds its IDF.
     name_terms = [(t, _idf(n, names[t])) for t in tq.terms if t in names] if provider.name_field else []
+    # The same name said in the text is mostly someone talking *to* that person ("thanks, Maya"): it counts
+    # NAME_IN_TEXT_WEIGHT of a word's weight, so the turns the person said lead.
+    spoken = {lx for t, _w in name_terms for lx in _lexeme_cache.get(t, ())}
+    lexemes = [
+        (lx, tq.weights[lx] * _idf(n, sc.dfs[lx]) * (NAME_IN_TEXT_WEIGHT if lx in spoken else 1.0))
+        for lx in sc.present
+        if lx.isalnum()
+    ]
     hydrated = _HYDRATED.get()
     hydrate = hydrated is not None and hasattr(provider, "row_item")
     shape = (len(lexemes), len(name_terms), bool(exclude), ranked, walk, with_dates, hydrate)

@@ -16,13 +16,14 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from accounts.models import UserSettings
 from ledger import services as ledger_services
 from ledger.models import Entity, Evidence, IdentityOverride
 from ledger.recall import blockcache
 from ledger.recall.embeddings import Backend, current_backend
 from ledger.recall.gate import GateDecision, heuristic_gate, llm_gate, topic_query
 from ledger.recall.models import Anchor, Embedding, Usage
-from ledger.recall.planner import RecallItem, clamp_budget, pack_block
+from ledger.recall.planner import RecallItem, clamp_budget, pack_sections
 from ledger.recall.providers import RecallProvider, provider_for_kind, providers_for
 from ledger.recall.search import search_memory
 
@@ -30,6 +31,11 @@ EMBED_BATCH = 256
 CACHE_SECONDS = 10
 # Which scope answers each gate route (identity is always included on its own).
 ROUTE_SCOPES = {"pinned": "pinned", "episodes": "episodes", "transcript": "transcript", "events": "events"}
+# A question about a named person or thing gets its facts and, after them, the turns where it was said (in the
+# speaker's words, with the date): facts state what is known, the turns carry what no extractor kept. Facts
+# may take FACTS_SHARE of the budget while turns wait; turns take the rest.
+SUPPORTING_SCOPE = {"pinned": "transcript", "facts": "transcript"}
+FACTS_SHARE = 0.4
 
 
 def _hash(text: str) -> str:
@@ -147,17 +153,20 @@ def _identity_item(public_id, key: str, value: str) -> RecallItem:
 def owner_context(owner) -> tuple[list[RecallItem], list[str]]:
     """The owner's identity overrides (as items) and the names the gate knows, in one round trip."""
     entity, identity = Entity._meta.db_table, IdentityOverride._meta.db_table
+    # The owner's own display name is a known name too: "what did <my name> say about…" is about them.
+    own = UserSettings._meta.db_table
     with connection.cursor() as cur:
         cur.execute(
             f"SELECT 0, name, aliases, NULL::uuid, NULL FROM {entity} WHERE owner_id = %s AND merged_into IS NULL "
+            f"UNION ALL SELECT 0, display_name, NULL, NULL, NULL FROM {own} WHERE user_id = %s AND display_name <> '' "
             f"UNION ALL SELECT 1, key, NULL, public_id, value FROM {identity} WHERE owner_id = %s ORDER BY 1, 2",
-            [owner.pk, owner.pk],
+            [owner.pk, owner.pk, owner.pk],
         )
         rows = cur.fetchall()
     items = [_identity_item(public_id, key, value) for kind, key, _a, public_id, value in rows if kind == 1]
     names: list[str] = []
     for kind, name, aliases, _p, _v in rows:
-        if kind == 0:
+        if kind == 0 and name not in names:
             names.append(name)
             names.extend(a for a in (aliases or []) if a)
     return items, names
@@ -220,7 +229,11 @@ def recall_context(
     if not found and section == "pinned" and not scope:
         # A named entity with nothing pinned about it yet: the facts layer is the next best source.
         section, found = "facts", search_memory(owner, "facts", query, limit=20)
-    packed = pack_block(identity, section or "none", found, budget)
+    sections = [(section or "none", found, FACTS_SHARE)]
+    support = SUPPORTING_SCOPE.get(section or "") if not scope or scope == "auto" else None
+    if support:
+        sections.append((support, search_memory(owner, support, query, limit=20), 1.0))
+    packed = pack_sections(identity, sections, budget)
     if feedback:
         queue_usage(owner=owner, items=packed.items)
     result = RecallResult(
