@@ -47,10 +47,18 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
 os.environ["ALMANAC_TEST_DATABASE"] = "almanac_bench_locomo"
 
-DEFAULT_PATH = next(
-    (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if (p / "bench" / "locomo-dev.json").exists()),
-    ROOT.parent / "shared",
-) / "bench" / "locomo-dev.json"
+DEFAULT_PATH = (
+    next(
+        (
+            p
+            for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared")
+            if (p / "bench" / "locomo-dev.json").exists()
+        ),
+        ROOT.parent / "shared",
+    )
+    / "bench"
+    / "locomo-dev.json"
+)
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 FACT_MODES = ("none", "extracted", "observations")
@@ -99,8 +107,10 @@ def load_file(path: str) -> list[dict]:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise SystemExit(f"error: cannot read {path}: {exc}") from None
-    if not isinstance(data, list) or not data or not all(
-        isinstance(s, dict) and "conversation" in s and "qa" in s for s in data
+    if (
+        not isinstance(data, list)
+        or not data
+        or not all(isinstance(s, dict) and "conversation" in s and "qa" in s for s in data)
     ):
         raise SystemExit(f"error: {path} is not in LoCoMo format (a list of {{sample_id, conversation, qa}})")
     return data
@@ -207,8 +217,12 @@ def store_observations(owner, sample: dict, dia_to_turn: dict[str, tuple[str, in
                     facts.append(fact)
                     evidence.append(
                         Evidence(
-                            owner=owner, public_id=uuid.uuid4(), fact=fact, source_type="chat",
-                            source_ref={"session": session, "turn": index}, recorded_at=now,
+                            owner=owner,
+                            public_id=uuid.uuid4(),
+                            fact=fact,
+                            source_type="chat",
+                            source_ref={"session": session, "turn": index},
+                            recorded_at=now,
                         )  # fmt: skip
                     )
     Fact.objects.bulk_create(facts, batch_size=2000)
@@ -241,7 +255,8 @@ def evidence_turns(owner) -> dict[str, set[int]]:
     ):
         out[f"fact:{fact_public}"].add(ref)
     turns = {
-        (str(s), i): pk for pk, s, i in ChatTurn.objects.filter(owner=owner).values_list("pk", "session__public_id", "index")
+        (str(s), i): pk
+        for pk, s, i in ChatTurn.objects.filter(owner=owner).values_list("pk", "session__public_id", "index")
     }
     for public_id, ref in Episode.objects.filter(owner=owner).values_list("public_id", "source_ref"):
         ref = ref or {}
@@ -303,7 +318,8 @@ def evaluate(bench: Bench, sample: dict, dia_to_pk: dict, retrievers: dict, rows
     owner = bench.owner
     by_ref = evidence_turns(owner)
     turn_refs = {
-        f"chat:{s}#{i}": pk for pk, s, i in ChatTurn.objects.filter(owner=owner).values_list("pk", "session__public_id", "index")
+        f"chat:{s}#{i}": pk
+        for pk, s, i in ChatTurn.objects.filter(owner=owner).values_list("pk", "session__public_id", "index")
     }
     for qa in sample["qa"]:
         gold = {dia_to_pk[d] for d in evidence_ids(qa.get("evidence")) if d in dia_to_pk}
@@ -357,6 +373,7 @@ def run_file(path: str, data: list[dict], modes: list[str], dense, nonce: str) -
 
     rows: dict = {}
     timings: dict = defaultdict(float)
+    dense_times: dict = defaultdict(float)
     notes = []
     for mode in modes:
         retrievers = retrievers_for(mode, dense)
@@ -381,7 +398,8 @@ def run_file(path: str, data: list[dict], modes: list[str], dense, nonce: str) -
                 t0 = time.perf_counter()
                 n = embed_pending(owner=bench.owner, provider=ChatTurnProvider(), backend=dense)
                 timings["embed minilm"] += time.perf_counter() - t0
-                totals["turns embedded"] += n
+                dense_times["seconds"] += time.perf_counter() - t0
+                dense_times["turns"] += n
             search.forget_stats(bench.owner)
             evaluate(bench, sample, dia_to_pk, retrievers, rows, timings)
         notes.append(f"{mode}: " + ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
@@ -390,9 +408,20 @@ def run_file(path: str, data: list[dict], modes: list[str], dense, nonce: str) -
         print("  " + note)
     n_q = sum(len(s["qa"]) for s in data) or 1
     print("  timings: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))
-    print(f"  per question (ms): " + ", ".join(f"{k} {1000 * v / n_q / len(modes):.1f}" for k, v in timings.items() if k.startswith(("rank", "recall"))))
-    if dense is not None and timings.get("embed minilm"):
-        print(f"  minilm: {1000 * timings['embed minilm'] / max(1, sum(1 for _ in range(1))):.0f} ms total embedding")
+    per_q = [f"{k} {1000 * v / n_q:.1f}" for k, v in timings.items() if k.startswith("rank")]
+    per_q.append(f"recall call {1000 * timings['recall call'] / n_q / len(modes):.1f}")
+    print("  per question (ms): " + ", ".join(per_q))
+    if dense is not None and dense_times["turns"]:
+        questions = [str(qa["question"]) for s in data for qa in s["qa"]][:100]
+        t0 = time.perf_counter()
+        for q in questions:
+            dense.embed([q])
+        per_query = 1000 * (time.perf_counter() - t0) / max(1, len(questions))
+        print(
+            f"  minilm: {1000 * dense_times['seconds'] / dense_times['turns']:.1f} ms per turn to embed "
+            f"({dense_times['turns']} turns), {per_query:.1f} ms per query embedding ({len(questions)} questions); "
+            f"load {os.getloadavg()[0]:.1f}"
+        )
 
 
 def main() -> int:
@@ -414,7 +443,8 @@ def main() -> int:
     import django
 
     django.setup()
-    logging.getLogger("django-q").setLevel(logging.WARNING)
+    for name in ("django-q", "distill"):  # one line per queued task / per distill pass
+        logging.getLogger(name).setLevel(logging.WARNING)
     from django.contrib.auth import get_user_model
     from django.db import connection
 

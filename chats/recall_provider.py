@@ -19,6 +19,7 @@ class ChatTurnProvider(RecallProvider):
     search_field = "search"
     name_field = "speaker"
     date_field = "occurred_at"
+    group_field = "session_id"  # one conversation: cross-session links join rows of different ones
     retention_setting = "ALMANAC_TRANSCRIPT_RETENTION_DAYS"
 
     def queryset(self, owner):
@@ -72,7 +73,9 @@ class ChatTurnProvider(RecallProvider):
             try:
                 session, first = str(uuid.UUID(str(ref["session"]))), int(ref["turn"])
                 span = ref.get("turns")
-                last = first + max(0, int(span[-1]) - int(span[0])) if isinstance(span, list | tuple) and span else first
+                last = (
+                    first + max(0, int(span[-1]) - int(span[0])) if isinstance(span, list | tuple) and span else first
+                )
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 spans.append(None)
                 continue

@@ -48,7 +48,8 @@ class RecallItem:
             # "2026-11-28T14:05+00:00" -> "2026-11-28 14:05": minutes are plenty for a reader.
             parts.append(f"[{self.occurred_at[:16].replace('T', ' ')}]")
         parts.append(self.text.strip())
-        if licence and self.permitted_uses and self.kind != "identity":  # identity is user-authored: always licensed, kept tiny
+        # Identity is user-authored: always licensed, kept tiny.
+        if licence and self.permitted_uses and self.kind != "identity":
             parts.append(f"(uses: {', '.join(self.permitted_uses)})")
         if licence and self.disclaimers:
             parts.append("— " + "; ".join(self.disclaimers))

@@ -32,10 +32,12 @@ CACHE_SECONDS = 10
 # Which scope answers each gate route (identity is always included on its own).
 ROUTE_SCOPES = {"pinned": "pinned", "episodes": "episodes", "transcript": "transcript", "events": "events"}
 # A question about a named person or thing gets its facts and, after them, the turns where it was said (in the
-# speaker's words, with the date): facts state what is known, the turns carry what no extractor kept. Facts
-# may take FACTS_SHARE of the budget while turns wait; turns take the rest.
+# speaker's words, with the date): facts state what is known, the turns carry what no extractor kept. Pinned
+# facts (chosen by the person) may take 40 % of the budget while turns wait, distilled facts 15 % (on the
+# development split every share given to extracted facts lowered block recall: the turns they rest on already
+# rank through them, bench/locomo.py); turns take the rest.
 SUPPORTING_SCOPE = {"pinned": "transcript", "facts": "transcript"}
-FACTS_SHARE = 0.4
+SECTION_SHARE = {"pinned": 0.4, "facts": 0.15}
 
 
 def _hash(text: str) -> str:
@@ -229,7 +231,7 @@ def recall_context(
     if not found and section == "pinned" and not scope:
         # A named entity with nothing pinned about it yet: the facts layer is the next best source.
         section, found = "facts", search_memory(owner, "facts", query, limit=20)
-    sections = [(section or "none", found, FACTS_SHARE)]
+    sections = [(section or "none", found, SECTION_SHARE.get(section or "", 1.0))]
     support = SUPPORTING_SCOPE.get(section or "") if not scope or scope == "auto" else None
     if support:
         sections.append((support, search_memory(owner, support, query, limit=20), 1.0))
