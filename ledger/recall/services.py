@@ -33,9 +33,8 @@ CACHE_SECONDS = 10
 ROUTE_SCOPES = {"pinned": "pinned", "episodes": "episodes", "transcript": "transcript", "events": "events"}
 # A question about a named person or thing gets its facts and, after them, the turns where it was said (in the
 # speaker's words, with the date): facts state what is known, the turns carry what no extractor kept. Pinned
-# facts (chosen by the person) may take 40 % of the budget while turns wait, distilled facts 15 % (on the
-# development split every share given to extracted facts lowered block recall: the turns they rest on already
-# rank through them, bench/locomo.py); turns take the rest.
+# facts (chosen by the person) may take 40 % of the budget while turns wait, facts resting on no turn 15 %
+# (facts distilled from a turn are shown as that turn: see _not_resting_on_turns); turns take the rest.
 SUPPORTING_SCOPE = {"pinned": "transcript", "facts": "transcript"}
 SECTION_SHARE = {"pinned": 0.4, "facts": 0.15}
 
@@ -200,6 +199,18 @@ def _scope_for(decision: GateDecision, scope: str | None) -> str | None:
     return ROUTE_SCOPES.get(decision.route)
 
 
+def _not_resting_on_turns(facts: list[RecallItem]) -> list[RecallItem]:
+    """``facts`` less those distilled from a turn: such a fact lifts its turn in the transcript ranking (fact
+    anchors), and the block then shows that turn verbatim, with its date. On the development split every share
+    of the budget given to those paraphrases lowered block recall (bench/locomo.py); a fact resting on no turn
+    (told to an agent, imported) is shown as itself."""
+    fact_ids = [f.ref_id for f in facts if f.kind == "fact" and f.ref_id is not None]
+    if not fact_ids:
+        return facts
+    anchored = set(Anchor.objects.filter(fact_id__in=fact_ids).values_list("fact_id", flat=True).distinct())
+    return [f for f in facts if not (f.kind == "fact" and f.ref_id in anchored)]
+
+
 def recall_context(
     *, owner, query: str, budget_tokens: int | None = None, scope: str | None = None, feedback: bool = True
 ) -> RecallResult:
@@ -234,7 +245,10 @@ def recall_context(
     sections = [(section or "none", found, SECTION_SHARE.get(section or "", 1.0))]
     support = SUPPORTING_SCOPE.get(section or "") if not scope or scope == "auto" else None
     if support:
-        sections.append((support, search_memory(owner, support, query, limit=20), 1.0))
+        turns = search_memory(owner, support, query, limit=20)
+        if turns:
+            sections[0] = (sections[0][0], _not_resting_on_turns(found), sections[0][2])
+        sections.append((support, turns, 1.0))
     packed = pack_sections(identity, sections, budget)
     if feedback:
         queue_usage(owner=owner, items=packed.items)
