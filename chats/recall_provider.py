@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from datetime import datetime
+
+from django.db import connection
+from django.db.models import Q
 
 from chats.models import ChatSession, ChatTurn
 from ledger.recall.planner import RecallItem
@@ -15,6 +19,7 @@ class ChatTurnProvider(RecallProvider):
     search_field = "search"
     name_field = "speaker"
     date_field = "occurred_at"
+    group_field = "session_id"  # one conversation: cross-session links join rows of different ones
     retention_setting = "ALMANAC_TRANSCRIPT_RETENTION_DAYS"
 
     def queryset(self, owner):
@@ -40,6 +45,56 @@ class ChatTurnProvider(RecallProvider):
                 ref_id=t.pk,
             )
         return out
+
+    def neighbours(self, owner, ref_ids: list[int]) -> dict[int, list[int]]:
+        """The turns right before and after each given turn, within the same session (session context)."""
+        table = ChatTurn._meta.db_table
+        hidden = [ChatTurn.Role.TOOL, ChatTurn.Role.SYSTEM]
+        with connection.cursor() as cur:
+            cur.execute(
+                f"SELECT a.id, b.id FROM {table} a JOIN {table} b ON b.session_id = a.session_id "
+                "AND b.index IN (a.index - 1, a.index + 1) AND b.owner_id = a.owner_id "
+                "WHERE a.owner_id = %s AND a.id = ANY(%s) AND NOT (b.role = ANY(%s))",
+                [owner.pk, list(ref_ids), hidden],
+            )
+            out: dict[int, list[int]] = {}
+            for a, b in cur.fetchall():
+                out.setdefault(a, []).append(b)
+        return out
+
+    # Fact-augmented keys: memories distilled from a chat carry {"session": public id, "turn": index}.
+    evidence_types = ("chat",)
+
+    def evidence_refs(self, owner, source_refs: list[dict]) -> list[list[int]]:
+        """The turns each evidence ``source_ref`` rests on ("session" + "turn", spanning "turns" [first, last]
+        when given); [] for a ref that names no turn of this owner."""
+        spans: list[tuple[str, int, int] | None] = []
+        for ref in source_refs:
+            try:
+                session, first = str(uuid.UUID(str(ref["session"]))), int(ref["turn"])
+                span = ref.get("turns")
+                last = (
+                    first + max(0, int(span[-1]) - int(span[0])) if isinstance(span, list | tuple) and span else first
+                )
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                spans.append(None)
+                continue
+            spans.append((session, first, last) if last - first <= 50 else None)  # a summary, not a turn
+        wanted: dict[str, set[int]] = {}
+        for span in spans:
+            if span is not None:
+                wanted.setdefault(span[0], set()).update(range(span[1], span[2] + 1))
+        pks: dict[tuple[str, int], int] = {}
+        if wanted:
+            q = Q()
+            for session, indexes in wanted.items():
+                q |= Q(session__public_id=session, index__in=sorted(indexes))
+            for pk, session, index in self.queryset(owner).filter(q).values_list("pk", "session__public_id", "index"):
+                pks[(str(session), index)] = pk
+        return [
+            [] if span is None else [pks[(span[0], i)] for i in range(span[1], span[2] + 1) if (span[0], i) in pks]
+            for span in spans
+        ]
 
     def prune(self, owner, before: datetime) -> int:
         deleted, by_model = ChatSession.objects.owned_by(owner).filter(last_turn_at__lt=before).delete()

@@ -26,6 +26,7 @@ class TranscriptProvider(RecallProvider):
     search_field = "search"
     name_field = "speaker_name"
     date_field = "started_at"
+    group_field = "conversation_id"  # one conversation: cross-session links join rows of different ones
     retention_setting = "ALMANAC_TRANSCRIPT_RETENTION_DAYS"
 
     def queryset(self, owner):

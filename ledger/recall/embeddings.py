@@ -132,7 +132,7 @@ class MiniLMBackend(Backend):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         with _minilm_lock:
-            arr = _minilm_model().encode(list(texts), batch_size=32)
+            arr = _minilm_model().encode(list(texts))
         out = [[float(x) for x in row] for row in arr]
         if out and len(out[0]) != DIMENSIONS:
             raise EmbeddingError(f"minilm returned {len(out[0])} dimensions, expected {DIMENSIONS}")

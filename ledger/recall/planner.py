@@ -41,17 +41,24 @@ class RecallItem:
     strength: float = 0.5  # salience / confidence / strength, 0..1
     ref_id: int | None = None  # internal pk, for usage feedback only (never serialised)
 
-    def line(self) -> str:
+    def line(self, *, licence: bool = True) -> str:
+        """One block line; ``licence=False`` leaves out the uses and disclaimers (said once in the header)."""
         parts = []
         if self.occurred_at:
             # "2026-11-28T14:05+00:00" -> "2026-11-28 14:05": minutes are plenty for a reader.
             parts.append(f"[{self.occurred_at[:16].replace('T', ' ')}]")
         parts.append(self.text.strip())
-        if self.permitted_uses and self.kind != "identity":  # identity is user-authored: always licensed, kept tiny
+        # Identity is user-authored: always licensed, kept tiny.
+        if licence and self.permitted_uses and self.kind != "identity":
             parts.append(f"(uses: {', '.join(self.permitted_uses)})")
-        if self.disclaimers:
+        if licence and self.disclaimers:
             parts.append("— " + "; ".join(self.disclaimers))
         return "- " + " ".join(parts)
+
+    def licence(self) -> str:
+        """What the line may be used for and its disclaimers, as shown in a block ("" for none)."""
+        text = f"(uses: {', '.join(self.permitted_uses)})" if self.permitted_uses else ""
+        return f"{text} — {'; '.join(self.disclaimers)}" if self.disclaimers else text
 
     def as_dict(self) -> dict:
         return {
@@ -99,19 +106,31 @@ def pack_block(
     items: Sequence[RecallItem],
     budget_tokens: int,
 ) -> PackedBlock:
-    """Greedy packing: identity first, then ``items`` in the given order, skipping any that would not fit.
+    """Greedy packing of one section: identity first, then ``items`` in order, skipping any that would not fit."""
+    return pack_sections(identity, [(section, items, 1.0)], budget_tokens)
 
-    Lines are joined with newlines; the token estimate is additive over lines, and the final count is taken
-    on the finished block, so the returned ``tokens`` is exact and never above the budget.
+
+def pack_sections(
+    identity: Sequence[RecallItem],
+    sections: Sequence[tuple[str, Sequence[RecallItem], float]],
+    budget_tokens: int,
+) -> PackedBlock:
+    """Greedy packing: identity first, then each (section, items, share) in order, items best first, skipping
+    any that would not fit.
+
+    A section may use at most ``share`` of the budget left after identity while a later section still has
+    items; the last section with items gets whatever is left. Lines are joined with newlines; the token
+    estimate is additive over lines, and the final count is taken on the finished block, so the returned
+    ``tokens`` is exact and never above the budget.
     """
     lines: list[str] = []
     used = 0
     chosen: list[RecallItem] = []
 
-    def try_add(line: str, cost: int | None = None) -> bool:
+    def try_add(line: str, cost: int | None = None, limit: int = budget_tokens) -> bool:
         nonlocal used
         cost = count_tokens(line) if cost is None else cost
-        if used + cost > budget_tokens:
+        if used + cost > limit:
             return False
         lines.append(line)
         used += cost
@@ -131,15 +150,26 @@ def pack_block(
             if not chosen:
                 lines.pop()
                 used = 0
-    if items:
+    filled = [(section, items, share) for section, items, share in sections if items]
+    after_identity = budget_tokens - used
+    for n, (section, items, share) in enumerate(filled):
+        last = n == len(filled) - 1
+        limit = budget_tokens if last else min(budget_tokens, used + int(after_identity * share))
         header = f"## {SECTION_TITLES.get(section, section.title())}"
-        lines_of = [(item, item.line()) for item in items]
+        # Lines that all carry the same uses and disclaimers (a transcript's turns) say them once, in the header:
+        # the budget goes to what was said.
+        shared = {item.licence() for item in items}
+        common = len(shared) == 1 and len(items) > 1 and next(iter(shared))
+        if common:
+            header = f"{header} {common}"
+        lines_of = [(item, item.line(licence=not common)) for item in items]
         costs = [count_tokens(line) for _item, line in lines_of]  # each line's tokens, counted once
-        if used + count_tokens(header) + min(costs) <= budget_tokens:
-            try_add(header)
-            for (item, line), cost in zip(lines_of, costs, strict=True):
-                if try_add(line, cost):
-                    chosen.append(item)
+        if used + count_tokens(header) + min(costs) > limit:
+            continue
+        try_add(header)
+        for (item, line), cost in zip(lines_of, costs, strict=True):
+            if try_add(line, cost, limit):
+                chosen.append(item)
     block = "\n".join(lines)
     tokens = count_tokens(block)
     while tokens > budget_tokens and lines:  # defensive: never hand out more than the budget

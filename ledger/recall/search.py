@@ -32,19 +32,26 @@ from ledger.recall.planner import RecallItem
 from ledger.recall.providers import ALL, RecallProvider, providers_for
 from ledger.recall.ranking import RRF_K, final_score, mmr, recency_score, weighted_rrf
 from ledger.recall.text import query_terms, words
-from ledger.recall.when import date_windows, date_words, in_windows
+from ledger.recall.when import TIME_WORDS, asks_when, date_windows, date_words, in_windows
 
-K1, B = 1.2, 0.75
+K1, B = 1.2, 0.5  # b 0.5: a long turn is less penalised than BM25's usual 0.75 (set on the development split)
 CANDIDATES = 50  # depth of each ranked list before fusion
 CONTEXT_DEPTH = 100  # full-text hits whose neighbours share their score
-CONTEXT_WEIGHT = 0.2  # share of a turn's score given to the turns right before and after it
-ANCHOR_WEIGHT = 0.5  # share of a fact's (normalised) score given to the turns it was distilled from
+CONTEXT_WEIGHT = 0.3  # share of a turn's score given to the turns right before and after it
+ANCHOR_WEIGHT = 0.25  # share of a fact's (normalised) score given to the turns it was distilled from
 ANCHOR_DEPTH = 30  # best fact hits whose source turns are looked up
 DATE_BOOST = 0.5  # rows inside a calendar period the question names score × (1 + DATE_BOOST)
+NAME_IN_TEXT_WEIGHT = 0.5  # a speaker's name found in a turn's text, relative to other words (see _ranked_rows)
+TIME_WORD_WEIGHT = 0.3  # a when-question's time words (when.TIME_WORDS), as a share of their IDF
 EXPANSION_DOCS = 3  # entity/topic expansion: the best hits whose words expand the question
 EXPANSION_TERMS = 5
 EXPANSION_WEIGHT = 0.3  # an expansion word counts this share of its IDF
 EXPAND_DEFAULT = True
+LINK_DOCS = 5  # cross-session links: the best hits whose rare words link them to other sessions' rows
+LINK_MIN_SHARED = 2
+LINK_WEIGHT = 0.0  # measured on the development split: links lowered R@10 at every weight tried (docs/recall.md)
+LINK_ONLY_FOUND = True
+LINK_CANDIDATES = 500
 EXPANSION_MAX_DF = 200  # only words this rare name a thing; commoner ones would make the second pass costly
 # Below this cosine similarity a vector neighbour is noise, not a memory that bears on the question: without a
 # floor every question would "find" the nearest rows of a small memory and the context block becomes a firehose.
@@ -241,7 +248,12 @@ def text_query(query: str) -> TextQuery:
     windows = date_windows(query)
     drop = date_words(query) if windows else set()
     terms = [t for t in query_terms(query) if t not in drop]
-    return TextQuery(terms=terms, weights={lx: 1.0 for lx in _lexemes(terms)}, windows=windows)
+    weights = {lx: 1.0 for lx in _lexemes(terms)}
+    if TIME_WORD_WEIGHT and asks_when(query):
+        # Time-aware expansion: the turn that says when ("…yesterday", "last Friday") is what a when-question wants.
+        for lx in _lexemes(TIME_WORDS):
+            weights.setdefault(lx, TIME_WORD_WEIGHT)
+    return TextQuery(terms=terms, weights=weights, windows=windows)
 
 
 def _scored_rows(provider: RecallProvider, owner, tq: TextQuery, limit: int, with_dates: bool):
@@ -352,9 +364,16 @@ def _ranked_rows(sc: _Scoring, clauses, limit, with_dates, *, exclude=(), ranked
     provider, owner, tq, n, names = sc.provider, sc.owner, sc.tq, sc.n, sc.names
     if not getattr(owner, "is_authenticated", False):
         return []
-    lexemes = [(lx, tq.weights[lx] * _idf(n, sc.dfs[lx])) for lx in sc.present if lx.isalnum()]
     # A name field (speaker, subject) counts as part of the document: a query word equal to it adds its IDF.
     name_terms = [(t, _idf(n, names[t])) for t in tq.terms if t in names] if provider.name_field else []
+    # The same name said in the text is mostly someone talking *to* that person ("thanks, Maya"): it counts
+    # NAME_IN_TEXT_WEIGHT of a word's weight, so the turns the person said lead.
+    spoken = {lx for t, _w in name_terms for lx in _lexeme_cache.get(t, ())}
+    lexemes = [
+        (lx, tq.weights[lx] * _idf(n, sc.dfs[lx]) * (NAME_IN_TEXT_WEIGHT if lx in spoken else 1.0))
+        for lx in sc.present
+        if lx.isalnum()
+    ]
     hydrated = _HYDRATED.get()
     hydrate = hydrated is not None and hasattr(provider, "row_item")
     shape = (len(lexemes), len(name_terms), bool(exclude), ranked, walk, with_dates, hydrate)
@@ -471,6 +490,44 @@ def expanded_query(provider: RecallProvider, owner, tq: TextQuery, hits: list[Ra
     return TextQuery(terms=tq.terms, weights=weights, windows=tq.windows)
 
 
+def linked_scores(provider: RecallProvider, owner, tq: TextQuery, hits: list[Ranked]) -> dict[int, float]:
+    """Cross-session links: rows of *other* sessions that share LINK_MIN_SHARED of a best hit's rare words.
+
+    A person, a place or an event named in one conversation and talked about again weeks later (the sister
+    named in May, her new job in August) links the two: each linked row gets LINK_WEIGHT of the hit's score.
+    The rare words are a hit's own words in at most EXPANSION_MAX_DF rows (names and events, not topics);
+    providers without a session column (``group_field``) get none.
+    """
+    group = getattr(provider, "group_field", None)
+    top = hits[:LINK_DOCS]
+    if not group or not top or not LINK_WEIGHT:
+        return {}
+    field = provider.search_field
+    qs = provider.queryset(owner).order_by()
+    lexeme_array = Func(F(field), function="tsvector_to_array", output_field=ArrayField(models.TextField()))
+    groups, words_of = {}, {}
+    for pk, grp, arr in qs.filter(pk__in=[h.ref_id for h in top]).values_list("pk", group, lexeme_array):
+        groups[pk] = grp
+        words_of[pk] = {lx for lx in arr or [] if lx.isalnum() and len(lx) > 2 and not lx.isdigit()} - set(tq.weights)
+    n = _corpus_stats(provider, owner)[0]
+    every = sorted(set().union(*words_of.values())) if words_of else []
+    dfs = _document_frequencies(provider, owner, every, n) if every else {}
+    rare = {pk: {lx for lx in ws if 1 < dfs.get(lx, 0) <= EXPANSION_MAX_DF} for pk, ws in words_of.items()}
+    wanted = sorted(set().union(*rare.values())) if rare else []
+    if not wanted:
+        return {}
+    query = SearchQuery(" | ".join(wanted), search_type="raw", config="simple")
+    found = qs.filter(**{field: query}).values_list("pk", group, lexeme_array)
+    score_of = {h.ref_id: h.score for h in top}
+    out: dict[int, float] = {}
+    for pk, grp, lexemes in found[:LINK_CANDIDATES]:
+        have = set(lexemes or [])
+        for hit, linked in rare.items():
+            if grp != groups.get(hit) and len(linked & have) >= LINK_MIN_SHARED:
+                out[pk] = max(out.get(pk, 0.0), LINK_WEIGHT * score_of.get(hit, 0.0))
+    return out
+
+
 def anchored_scores(provider: RecallProvider, owner, tq: TextQuery) -> dict[int, float]:
     """Fact-augmented keys: the best facts' scores passed to the rows they were distilled from (0..1 each)."""
     from ledger.recall.ledger_providers import FactProvider
@@ -497,6 +554,7 @@ def contextual_ranking(
     *,
     expand: bool = EXPAND_DEFAULT,
     anchors: bool = True,
+    links: bool = True,
 ) -> list[Ranked]:
     """Full text with what a row means and where it sits: expansion, fact anchors, session context.
 
@@ -507,6 +565,8 @@ def contextual_ranking(
       topic (and the other way round), so each hit passes CONTEXT_WEIGHT of its score to its neighbours.
     Providers without neighbours or anchors (facts, episodes) get plain full text.
     """
+    if not _corpus_stats(provider, owner)[0]:
+        return []  # nothing of this kind to rank or to lift (and no fact search on its behalf)
     tq = text_query(query)
     neighbours = getattr(provider, "neighbours", None)
     # Only hits that pass their score on (to neighbours, via expansion) need the deeper list.
@@ -525,6 +585,11 @@ def contextual_ranking(
     base = {h.ref_id: h.score for h in hits}
     for ref, share in anchored.items():
         base[ref] = base.get(ref, 0.0) + ANCHOR_WEIGHT * top * share
+    if links and LINK_WEIGHT:
+        # Only rows the question itself found are lifted: a link confirms a row, it does not bring a new topic.
+        for ref, score in linked_scores(provider, owner, tq, hits).items():
+            if ref in base or not LINK_ONLY_FOUND:
+                base[ref] = base.get(ref, 0.0) + score
     scores = dict(base)
     if neighbours is not None:
         for ref, adjacent in neighbours(owner, list(base)).items():

@@ -16,13 +16,14 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from accounts.models import UserSettings
 from ledger import services as ledger_services
 from ledger.models import Entity, Evidence, IdentityOverride
 from ledger.recall import blockcache
 from ledger.recall.embeddings import Backend, current_backend
 from ledger.recall.gate import GateDecision, heuristic_gate, llm_gate, topic_query
 from ledger.recall.models import Anchor, Embedding, Usage
-from ledger.recall.planner import RecallItem, clamp_budget, pack_block
+from ledger.recall.planner import RecallItem, clamp_budget, pack_sections
 from ledger.recall.providers import RecallProvider, provider_for_kind, providers_for
 from ledger.recall.search import search_memory
 
@@ -30,6 +31,12 @@ EMBED_BATCH = 256
 CACHE_SECONDS = 10
 # Which scope answers each gate route (identity is always included on its own).
 ROUTE_SCOPES = {"pinned": "pinned", "episodes": "episodes", "transcript": "transcript", "events": "events"}
+# A question about a named person or thing gets its facts and, after them, the turns where it was said (in the
+# speaker's words, with the date): facts state what is known, the turns carry what no extractor kept. Pinned
+# facts (chosen by the person) may take 40 % of the budget while turns wait, facts resting on no turn 15 %
+# (facts distilled from a turn are shown as that turn: see _not_resting_on_turns); turns take the rest.
+SUPPORTING_SCOPE = {"pinned": "transcript", "facts": "transcript"}
+SECTION_SHARE = {"pinned": 0.4, "facts": 0.15}
 
 
 def _hash(text: str) -> str:
@@ -147,17 +154,20 @@ def _identity_item(public_id, key: str, value: str) -> RecallItem:
 def owner_context(owner) -> tuple[list[RecallItem], list[str]]:
     """The owner's identity overrides (as items) and the names the gate knows, in one round trip."""
     entity, identity = Entity._meta.db_table, IdentityOverride._meta.db_table
+    # The owner's own display name is a known name too: "what did <my name> say about…" is about them.
+    own = UserSettings._meta.db_table
     with connection.cursor() as cur:
         cur.execute(
             f"SELECT 0, name, aliases, NULL::uuid, NULL FROM {entity} WHERE owner_id = %s AND merged_into IS NULL "
+            f"UNION ALL SELECT 0, display_name, NULL, NULL, NULL FROM {own} WHERE user_id = %s AND display_name <> '' "
             f"UNION ALL SELECT 1, key, NULL, public_id, value FROM {identity} WHERE owner_id = %s ORDER BY 1, 2",
-            [owner.pk, owner.pk],
+            [owner.pk, owner.pk, owner.pk],
         )
         rows = cur.fetchall()
     items = [_identity_item(public_id, key, value) for kind, key, _a, public_id, value in rows if kind == 1]
     names: list[str] = []
     for kind, name, aliases, _p, _v in rows:
-        if kind == 0:
+        if kind == 0 and name not in names:
             names.append(name)
             names.extend(a for a in (aliases or []) if a)
     return items, names
@@ -187,6 +197,18 @@ def _scope_for(decision: GateDecision, scope: str | None) -> str | None:
     if scope and scope != "auto":
         return scope
     return ROUTE_SCOPES.get(decision.route)
+
+
+def _not_resting_on_turns(facts: list[RecallItem]) -> list[RecallItem]:
+    """``facts`` less those distilled from a turn: such a fact lifts its turn in the transcript ranking (fact
+    anchors), and the block then shows that turn verbatim, with its date. On the development split every share
+    of the budget given to those paraphrases lowered block recall (bench/locomo.py); a fact resting on no turn
+    (told to an agent, imported) is shown as itself."""
+    fact_ids = [f.ref_id for f in facts if f.kind == "fact" and f.ref_id is not None]
+    if not fact_ids:
+        return facts
+    anchored = set(Anchor.objects.filter(fact_id__in=fact_ids).values_list("fact_id", flat=True).distinct())
+    return [f for f in facts if not (f.kind == "fact" and f.ref_id in anchored)]
 
 
 def recall_context(
@@ -220,7 +242,14 @@ def recall_context(
     if not found and section == "pinned" and not scope:
         # A named entity with nothing pinned about it yet: the facts layer is the next best source.
         section, found = "facts", search_memory(owner, "facts", query, limit=20)
-    packed = pack_block(identity, section or "none", found, budget)
+    sections = [(section or "none", found, SECTION_SHARE.get(section or "", 1.0))]
+    support = SUPPORTING_SCOPE.get(section or "") if not scope or scope == "auto" else None
+    if support:
+        turns = search_memory(owner, support, query, limit=20)
+        if turns:
+            sections[0] = (sections[0][0], _not_resting_on_turns(found), sections[0][2])
+        sections.append((support, turns, 1.0))
+    packed = pack_sections(identity, sections, budget)
     if feedback:
         queue_usage(owner=owner, items=packed.items)
     result = RecallResult(

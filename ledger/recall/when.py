@@ -68,3 +68,22 @@ def date_words(question: str) -> set[str]:
         for m in pattern.finditer(question or ""):
             out.update(w.lower() for w in re.findall(r"[A-Za-z]+|\d+", m[0]) if kind != "y" or w.isdigit())
     return out
+
+
+# A "when" question is answered by the turn that places the event in time ("we went yesterday", "last
+# Friday", "two weeks ago"), which rarely repeats the question's words. These are English's words for placing an
+# event relative to the talk (a closed class of the language, not a list drawn from any data set): a when-question
+# also looks for them, at TIME_WORD_WEIGHT of their IDF (time-aware query expansion).
+TIME_WORDS = (
+    "yesterday today tonight tomorrow ago last recently lately since week weekend month year morning evening "
+    "night earlier monday tuesday wednesday thursday friday saturday sunday"
+).split()
+_ASKS_WHEN = re.compile(
+    r"^\s*(?:and\s+|so\s+)?when\b|\bwhat\s+(?:year|month|day|date|time|week)\b|\bhow\s+long\s+ago\b|\bsince\s+when\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when(question: str) -> bool:
+    """True for a question about when something happened ("When did…", "What year…", "How long ago…")."""
+    return bool(_ASKS_WHEN.search(question or ""))

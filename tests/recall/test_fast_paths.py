@@ -39,11 +39,15 @@ def tree_ranking(provider, owner, tq, limit):
     matched = provider.queryset(owner).filter(
         **{field: SearchQuery(" | ".join(present), search_type="raw", config="simple")}
     )
+    # A speaker's name inside the text counts NAME_IN_TEXT_WEIGHT (said to the person, not by them).
+    spoken = {lx for t in tq.terms if t in names for lx in search._lexeme_cache.get(t, ())}
     terms = [
         Case(
             When(
                 Q(**{field: SearchQuery(lx, search_type="raw", config="simple")}),
-                then=Value(tq.weights[lx] * search._idf(n, dfs[lx])),
+                then=Value(
+                    tq.weights[lx] * search._idf(n, dfs[lx]) * (search.NAME_IN_TEXT_WEIGHT if lx in spoken else 1.0)
+                ),
             ),
             default=Value(0.0),
             output_field=FloatField(),

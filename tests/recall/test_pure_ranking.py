@@ -151,7 +151,30 @@ def test_packed_block_never_exceeds_the_budget(identity, texts, uses, budget):
     assert packed.tokens == count_tokens(packed.block) <= budget
     for item in packed.items:
         if item.kind == "pinned":
-            assert item.line() in packed.block
+            assert item.line() in packed.block or item.line(licence=False) in packed.block
+
+
+def test_lines_sharing_their_uses_say_them_once_in_the_section_header():
+    turns = [
+        RecallItem(id=str(n), kind="chat_turn", text=f"Ottilie: the kiln fired at {n} hundred degrees",
+                   permitted_uses=["quote", "answer"])
+        for n in range(3)
+    ]  # fmt: skip
+    packed = pack_block([], "transcript", turns, 400)
+    assert packed.block.startswith("## Transcript excerpts (uses: quote, answer)\n")
+    assert packed.block.count("(uses:") == 1 and len(packed.items) == 3
+
+
+def test_sections_share_the_budget_and_the_last_one_takes_the_rest():
+    from ledger.recall.planner import pack_sections
+
+    facts = [RecallItem(id=f"f{n}", kind="fact", text="Bertil restores canal boats " * 3) for n in range(10)]
+    turns = [RecallItem(id=f"t{n}", kind="chat_turn", text="Bertil: the hull needs tar") for n in range(30)]
+    packed = pack_sections([], [("facts", facts, 0.3), ("transcript", turns, 1.0)], 300)
+    kinds = [i.kind for i in packed.items]
+    assert 0 < kinds.count("fact") < 10 and kinds.count("chat_turn") > kinds.count("fact")
+    assert packed.block.index("## Facts") < packed.block.index("## Transcript excerpts")
+    assert packed.tokens <= 300
 
 
 def test_pack_block_puts_identity_first_and_skips_items_that_do_not_fit():
