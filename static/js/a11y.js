@@ -6,6 +6,7 @@
 
   var LIVE = '[aria-live], [role="status"], [role="alert"], [role="log"]';
   var CONTROLS = "button, a[href], input[type=submit]";
+  var FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
   var pending = { polite: [], assertive: [] };
   var timer = null;
 
@@ -62,13 +63,9 @@
     });
   }
 
-  function focusable(el) {
-    return el.matches("a[href], button, input, select, textarea, summary, [tabindex]");
-  }
-
   function focusOn(root) {
     var target = root.querySelector('[aria-invalid="true"]') || root;
-    if (!focusable(target)) target.setAttribute("tabindex", "-1");
+    if (!target.matches(FOCUSABLE)) target.setAttribute("tabindex", "-1");
     target.focus({ preventScroll: true });
     if (target.scrollIntoView) target.scrollIntoView({ block: "nearest" });
   }
@@ -86,6 +83,26 @@
     var opened = trigger && trigger.tagName === "A" && trigger.isConnected && !root.contains(trigger);
     if (lostFocus() || (opened && document.activeElement === trigger)) focusOn(root);
   });
+
+  // A table wider than a phone scrolls sideways; with no link or button inside, the keyboard could not reach
+  // it to scroll, so such a table becomes a tab stop (arrow keys then scroll it).
+  function scrollables() {
+    Array.prototype.forEach.call(document.querySelectorAll(".table"), function (table) {
+      var wide = table.scrollWidth > table.clientWidth + 1;
+      if (wide && !table.hasAttribute("tabindex") && !table.querySelector(FOCUSABLE)) {
+        table.setAttribute("tabindex", "0");
+        table.setAttribute("data-scroll-stop", "");
+      } else if (!wide && table.hasAttribute("data-scroll-stop")) {
+        table.removeAttribute("tabindex");
+        table.removeAttribute("data-scroll-stop");
+      }
+    });
+  }
+  var resizing = null;
+  window.addEventListener("resize", function () { clearTimeout(resizing); resizing = setTimeout(scrollables, 100); });
+  document.addEventListener("htmx:afterSettle", scrollables);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scrollables);
+  else scrollables();
 
   document.addEventListener("htmx:responseError", function (event) {
     var xhr = event.detail && event.detail.xhr;

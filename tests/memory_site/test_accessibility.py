@@ -6,7 +6,10 @@ the live server itself, so the page's Content-Security-Policy stays as it is in 
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import DESKTOP, PHONE, screenshot
 
@@ -135,3 +138,148 @@ def test_every_demo_page_has_no_wcag_a_or_aa_violation(browser, demo_site, view)
         context.close()
     assert len(checker.checked) >= len(PAGES) + 6, checker.checked
     assert not found, f"{len(found)} accessibility problem(s):\n" + "\n".join(found)
+
+
+# --- Keyboard only -------------------------------------------------------------------------------------
+# These write to the demo (accept, reject, decide), so they come after the axe runs above, which see it pristine.
+RECORD_TAB_STOPS = """() => {
+  window.__stops = [];
+  document.addEventListener("focusin", (e) => {
+    const el = e.target, style = getComputedStyle(el);
+    const ring = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2;
+    window.__stops.push({key: el.dataset.stopKey || "", ring, tag: el.tagName, text: (el.textContent || "").trim().slice(0, 40)});
+  });
+  // Every visible control of the page, each with a key, to compare with what the Tab key reached.
+  const controls = [...document.querySelectorAll(
+    'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex="-1"])'
+  )].filter((el) => !el.disabled && el.checkVisibility() && !el.closest("dialog:not([open])"));
+  controls.forEach((el, i) => { el.dataset.stopKey = String(i); });
+  return controls.length;
+}"""
+
+
+@pytest.fixture
+def keyboard_page(browser, demo_site):
+    """A desktop page, logged in as the demo user, that fails the test on any console error or failed request."""
+    context = browser.new_context(base_url=demo_site.url, viewport=DESKTOP, storage_state=demo_site.storage_state)
+    pg = context.new_page()
+    problems = []
+    pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    pg.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    pg.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status} {r.url}"))
+    yield pg
+    context.close()
+    assert not problems, problems
+
+
+def _focused(pg, script: str):
+    return pg.evaluate(f"(() => {{ const el = document.activeElement; return {script}; }})()")
+
+
+def _tab_until(pg, script: str, limit: int = 80) -> int:
+    """Press Tab until ``script`` (JS over ``el``, the focused element) is true; the number of presses."""
+    for n in range(1, limit + 1):
+        pg.keyboard.press("Tab")
+        if _focused(pg, script):
+            return n
+    raise AssertionError(f"Tab never reached {script!r} in {limit} presses")
+
+
+def _live_text(pg, region: str = "#a11y-live") -> str:
+    return pg.locator(region).inner_text().strip()
+
+
+@pytest.mark.parametrize("path", ["/", "/review/", "/memory/", "/sources/", "/timeline/", "/chats/", "/settings/"])
+def test_tab_reaches_every_visible_control_and_shows_a_focus_ring(keyboard_page, path):
+    pg = keyboard_page
+    pg.goto(path)
+    pg.wait_for_load_state("networkidle")
+    total = pg.evaluate(RECORD_TAB_STOPS)
+    assert total >= 5, f"{path}: only {total} controls found"
+    pg.locator("body").focus()
+    for _ in range(total + 5):
+        pg.keyboard.press("Tab")
+    stops = pg.evaluate("window.__stops")
+    reached = {s["key"] for s in stops if s["key"]}
+    missing = pg.evaluate(
+        "keys => [...document.querySelectorAll('[data-stop-key]')].filter(el => !keys.includes(el.dataset.stopKey))"
+        ".map(el => el.outerHTML.slice(0, 120))",
+        sorted(reached),
+    )
+    assert not missing, f"{path}: {len(missing)} control(s) Tab never reached: {missing[:5]}"
+    no_ring = [f"{s['tag']} {s['text']!r}" for s in stops if not s["ring"]]
+    assert not no_ring, f"{path}: focus ring missing on {no_ring[:10]}"
+
+
+def test_skip_link_is_the_first_stop_and_moves_focus_to_the_main_content(keyboard_page):
+    pg = keyboard_page
+    pg.goto("/memory/")
+    pg.keyboard.press("Tab")
+    assert _focused(pg, "el.textContent.trim()") == "Skip to main content"
+    assert pg.locator(".skip-link").is_visible()
+    pg.keyboard.press("Enter")
+    assert _focused(pg, "el.id") == "main"
+    pg.keyboard.press("Tab")
+    assert _focused(pg, "!!el.closest('main')")
+
+
+def test_review_queue_is_triaged_from_the_keyboard_and_each_outcome_is_announced(keyboard_page):
+    pg = keyboard_page
+    pg.goto("/review/")
+    pg.wait_for_load_state("networkidle")
+    current = pg.locator("#review-panel .review-card.current")
+    current.wait_for()
+    assert _focused(pg, "el.classList.contains('review-card')"), "the first card has focus on arrival"
+    first = current.locator(".claim").first.inner_text()
+
+    pg.keyboard.press("j")
+    assert current.locator(".claim").first.inner_text() != first
+    pg.keyboard.press("k")
+    assert current.locator(".claim").first.inner_text() == first
+
+    pg.keyboard.press("a")
+    expect(pg.locator("#a11y-live")).to_have_text(re.compile(r"^Accepted: .+\. Undo$"))
+    assert first.strip().rstrip(".") in _live_text(pg)
+    # Focus moved on to the next card, ready for the next key.
+    assert _focused(pg, "el.classList.contains('review-card') && el.classList.contains('current')")
+    second = current.locator(".claim").first.inner_text()
+    assert second != first
+
+    pg.keyboard.press("r")
+    expect(pg.locator("#a11y-live")).to_have_text(re.compile(r"^Rejected: .+\. Undo$"))
+
+    # The card's own buttons work from the keyboard too: Tab from the card to Accept, then Enter.
+    third = current.locator(".claim").first.inner_text()
+    _tab_until(pg, "el.tagName === 'BUTTON' && el.textContent.trim() === 'Accept'")
+    pg.keyboard.press("Enter")
+    expect(pg.locator("#a11y-live")).to_have_text(re.compile(r"^Accepted: .+\. Undo$"))
+    assert third.strip().rstrip(".") in _live_text(pg)
+
+    pg.keyboard.press("u")
+    expect(pg.locator("#review-undo-status")).to_have_text(re.compile(r"Undone: 1 memory restored"))
+    expect(pg.locator("#review-panel .review-card:not(.decided) .claim", has_text=third.strip())).to_have_count(1)
+
+    pg.keyboard.press("?")
+    expect(pg.locator("#review-help")).to_be_visible()
+    pg.keyboard.press("Escape")
+    expect(pg.locator("#review-help")).to_be_hidden()
+
+
+def test_memory_page_opens_a_fact_and_decides_it_from_the_keyboard(keyboard_page, demo_site):
+    pg = keyboard_page
+    pg.goto("/memory/?tab=pending")
+    pg.wait_for_load_state("networkidle")
+    links = pg.locator("#ledger-fact-table a")
+    assert links.count() >= 1, "the demo has facts waiting for review"
+    _tab_until(pg, "!!el.closest('#ledger-fact-table') && el.tagName === 'A'", limit=120)
+    opened = _focused(pg, "el.textContent.trim()")
+    pg.keyboard.press("Enter")
+    pg.locator("#ledger-detail #ledger-fact").wait_for()
+    # Focus followed the link into the opened fact, so the next Tab stops are its own.
+    assert _focused(pg, "!!el.closest('#ledger-detail')")
+    assert pg.locator("#ledger-fact h2").inner_text().strip() == opened
+    _tab_until(pg, "el.tagName === 'BUTTON' && el.textContent.trim() === 'Accept'", limit=40)
+    pg.keyboard.press("Enter")
+    expect(pg.locator("#a11y-live")).to_have_text("Saved.")
+    expect(pg.locator("#fact-status")).to_have_text("accepted")
+    assert _focused(pg, "!!el.closest('#ledger-detail')"), "focus stays in the fact after its buttons were redrawn"
