@@ -283,3 +283,50 @@ def test_memory_page_opens_a_fact_and_decides_it_from_the_keyboard(keyboard_page
     expect(pg.locator("#a11y-live")).to_have_text("Saved.")
     expect(pg.locator("#fact-status")).to_have_text("accepted")
     assert _focused(pg, "!!el.closest('#ledger-detail')"), "focus stays in the fact after its buttons were redrawn"
+
+
+# --- Form errors ---------------------------------------------------------------------------------------
+def _described_by(pg, selector: str) -> str:
+    """The text a screen reader reads as the field's description (the elements its aria-describedby names)."""
+    return pg.evaluate(
+        """sel => (document.querySelector(sel).getAttribute("aria-describedby") || "").split(/\\s+/)
+            .map(id => document.getElementById(id)).filter(Boolean).map(el => el.textContent.trim()).join(" ")""",
+        selector,
+    )
+
+
+def test_an_empty_upload_marks_the_file_field_and_says_why(browser, demo_site):
+    context = browser.new_context(base_url=demo_site.url, viewport=DESKTOP, storage_state=demo_site.storage_state)
+    try:
+        pg = context.new_page()
+        pg.goto("/chats/")
+        pg.set_input_files("#chats-upload input[type=file]", files=[
+            {"name": "notes.json", "mimeType": "application/json", "buffer": b""}
+        ])  # fmt: skip
+        with pg.expect_response(lambda r: "/chats/upload/" in r.url) as answer:
+            pg.locator("#chats-upload button[type=submit]").press("Enter")
+        assert answer.value.status == 422
+        field = "#chats-upload input[type=file]"
+        expect(pg.locator(field)).to_have_attribute("aria-invalid", "true")
+        reason = _described_by(pg, field)
+        assert reason, "the error is tied to the file field"
+        expect(pg.locator("#a11y-alert")).to_have_text(reason)
+        assert _focused(pg, "el.type === 'file'"), "focus lands on the field to fix"
+    finally:
+        context.close()
+
+
+def test_a_failed_login_marks_both_fields_with_the_reason(browser, demo_site):
+    context = browser.new_context(base_url=demo_site.url, viewport=PHONE)
+    try:
+        pg = context.new_page()
+        pg.goto("/login/")
+        pg.fill("input[name=username]", demo_site.user.username)
+        pg.fill("input[name=password]", "not the password")
+        pg.keyboard.press("Enter")
+        pg.locator("#login-error").wait_for()
+        for name in ("username", "password"):
+            expect(pg.locator(f"input[name={name}]")).to_have_attribute("aria-invalid", "true")
+            assert _described_by(pg, f"input[name={name}]") == "Wrong username or password."
+    finally:
+        context.close()
