@@ -215,4 +215,5 @@ def screenshot(pg, name: str) -> None:
 
     folder = settings.BASE_DIR / "docs" / "img"
     folder.mkdir(parents=True, exist_ok=True)
+    pg.evaluate("window.scrollTo(0, 0)")  # focus moves may have scrolled; the pictures show the page's top
     pg.screenshot(path=str(folder / f"{name}.png"), full_page=False)
