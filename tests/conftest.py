@@ -150,7 +150,6 @@ def logged_in_page(page, user):
 
 
 # --- The demo in a browser (accessibility checks, screenshots) ----------------------------------------
-DEMO_PASSWORD = "almanac-demo"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
@@ -184,24 +183,28 @@ def _seed_demo():
 @pytest.fixture(scope="module")
 def demo_site(django_db_setup, django_db_blocker, browser):
     """One seeded demo database and one live server for the module (seeding takes a while); logged in once.
-    Tests using it take no ``db`` fixture: the database stays unblocked for the module and is flushed after it."""
+    Tests using it carry a plain ``django_db`` mark (so the test database exists); the seeded rows are committed
+    here, stay for the whole module, and are flushed after it."""
     from django.core.management import call_command
     from pytest_django.live_server_helper import LiveServer
 
+    from memory_site.management.commands.up import DEMO_PASSWORD
+
     with django_db_blocker.unblock():
-        user, handles = _seed_demo()
-        server = LiveServer("localhost")
-        server._live_server_modified_settings.enable()
+        handles, server = [], None
         try:
+            user, handles = _seed_demo()
+            server = LiveServer("localhost")
+            server._live_server_modified_settings.enable()
             context = browser.new_context(base_url=server.url)
-            pg = context.new_page()
-            browser_login(pg, user.username, DEMO_PASSWORD)
+            browser_login(context.new_page(), user.username, DEMO_PASSWORD)
             state = context.storage_state()
             context.close()
             yield DemoSite(server.url, user, state)
         finally:
-            server._live_server_modified_settings.disable()
-            server.stop()
+            if server is not None:
+                server._live_server_modified_settings.disable()
+                server.stop()
             for handle in handles:
                 handle.stop()
             call_command("flush", interactive=False, verbosity=0)
