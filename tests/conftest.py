@@ -207,7 +207,26 @@ def demo_site(django_db_setup, django_db_blocker, browser):
                 server.stop()
             for handle in handles:
                 handle.stop()
+            _wait_for_other_sessions_to_close()
             call_command("flush", interactive=False, verbosity=0)
+
+
+def _wait_for_other_sessions_to_close(seconds: float = 5.0) -> None:
+    """The live server answers in daemon threads; one still finishing a request when the server stopped holds a
+    database session that would block the flush and the test database's teardown. Wait for it (bounded)."""
+    import time
+
+    from django.db import connection
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.1)
 
 
 def screenshot(pg, name: str) -> None:

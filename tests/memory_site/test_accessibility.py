@@ -184,6 +184,11 @@ def _focused(pg, script: str):
     return pg.evaluate(f"(() => {{ const el = document.activeElement; return {script}; }})()")
 
 
+def _wait_for_focus(pg, script: str) -> None:
+    """Focus moves when htmx has settled the swap (a few ms after the new content is in the page)."""
+    pg.wait_for_function(f"() => {{ const el = document.activeElement; return {script}; }}", timeout=5000)
+
+
 def _tab_until(pg, script: str, limit: int = 80) -> int:
     """Press Tab until ``script`` (JS over ``el``, the focused element) is true; the number of presses."""
     for n in range(1, limit + 1):
@@ -249,7 +254,7 @@ def test_review_queue_is_triaged_from_the_keyboard_and_each_outcome_is_announced
     expect(pg.locator("#a11y-live")).to_have_text(re.compile(r"^Accepted: .+\. Undo$"))
     assert first.strip().rstrip(".") in _live_text(pg)
     # Focus moved on to the next card, ready for the next key.
-    assert _focused(pg, "el.classList.contains('review-card') && el.classList.contains('current')")
+    _wait_for_focus(pg, "el.classList.contains('review-card') && el.classList.contains('current')")
     second = current.locator(".claim").first.inner_text()
     assert second != first
 
@@ -284,13 +289,13 @@ def test_memory_page_opens_a_fact_and_decides_it_from_the_keyboard(keyboard_page
     pg.keyboard.press("Enter")
     pg.locator("#ledger-detail #ledger-fact").wait_for()
     # Focus followed the link into the opened fact, so the next Tab stops are its own.
-    assert _focused(pg, "!!el.closest('#ledger-detail')")
+    _wait_for_focus(pg, "!!el.closest('#ledger-detail')")
     assert pg.locator("#ledger-fact h2").inner_text().strip() == opened
     _tab_until(pg, "el.tagName === 'BUTTON' && el.textContent.trim() === 'Accept'", limit=40)
     pg.keyboard.press("Enter")
     expect(pg.locator("#a11y-live")).to_have_text("Saved.")
     expect(pg.locator("#fact-status")).to_have_text("accepted")
-    assert _focused(pg, "!!el.closest('#ledger-detail')"), "focus stays in the fact after its buttons were redrawn"
+    _wait_for_focus(pg, "!!el.closest('#ledger-detail')")  # still in the fact after its buttons were redrawn
 
 
 # --- Form errors ---------------------------------------------------------------------------------------
@@ -319,7 +324,7 @@ def test_an_empty_upload_marks_the_file_field_and_says_why(browser, demo_site):
         reason = _described_by(pg, field)
         assert reason, "the error is tied to the file field"
         expect(pg.locator("#a11y-alert")).to_have_text(reason)
-        assert _focused(pg, "el.type === 'file'"), "focus lands on the field to fix"
+        _wait_for_focus(pg, "el.type === 'file'")  # focus lands on the field to fix
     finally:
         context.close()
 
