@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 
@@ -146,3 +147,95 @@ def logged_in_page(page, user):
     """``page`` after logging in as ``user`` through the real login form."""
     browser_login(page, user.username)
     return page
+
+
+# --- The demo in a browser (accessibility checks, screenshots) ----------------------------------------
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+class DemoSite:
+    """The demo user's site as ``make up`` shows it, served by one live server for a whole test module."""
+
+    def __init__(self, url: str, user, storage_state: dict):
+        self.url = url
+        self.user = user
+        self.storage_state = storage_state  # cookies of a browser logged in as the demo user
+
+
+def _seed_demo():
+    """What ``manage.py up`` prepares (demo user, sources, a week of synced days, chats, screen work), with the
+    background tasks it enqueues run inline, as the worker would run them. Returns (user, imitation servers)."""
+    from django_q.conf import Conf
+
+    from memory_site.management.commands.up import DEMO_USERNAME, Command
+
+    previous, Conf.SYNC = Conf.SYNC, True
+    try:
+        handles = Command(stdout=io.StringIO())._prepare_demo()
+    finally:
+        Conf.SYNC = previous
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username=DEMO_USERNAME), handles
+
+
+@pytest.fixture(scope="module")
+def demo_site(django_db_setup, django_db_blocker, browser):
+    """One seeded demo database and one live server for the module (seeding takes a while); logged in once.
+    Tests using it carry a plain ``django_db`` mark (so the test database exists); the seeded rows are committed
+    here, stay for the whole module, and are flushed after it."""
+    from django.core.management import call_command
+    from pytest_django.live_server_helper import LiveServer
+
+    from memory_site.management.commands.up import DEMO_PASSWORD
+
+    with django_db_blocker.unblock():
+        handles, server = [], None
+        try:
+            user, handles = _seed_demo()
+            server = LiveServer("localhost")
+            server._live_server_modified_settings.enable()
+            context = browser.new_context(base_url=server.url)
+            browser_login(context.new_page(), user.username, DEMO_PASSWORD)
+            state = context.storage_state()
+            context.close()
+            yield DemoSite(server.url, user, state)
+        finally:
+            if server is not None:
+                server._live_server_modified_settings.disable()
+                server.stop()
+            for handle in handles:
+                handle.stop()
+            _wait_for_other_sessions_to_close()
+            call_command("flush", interactive=False, verbosity=0)
+
+
+def _wait_for_other_sessions_to_close(seconds: float = 5.0) -> None:
+    """The live server answers in daemon threads; one still finishing a request when the server stopped holds a
+    database session that would block the flush and the test database's teardown. Wait for it (bounded)."""
+    import time
+
+    from django.db import connection
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.1)
+
+
+def screenshot(pg, name: str) -> None:
+    """Write ``docs/img/<name>.png`` when ALMANAC_SCREENSHOTS=1 (so CI never rewrites the committed pictures)."""
+    if os.environ.get("ALMANAC_SCREENSHOTS") != "1":
+        return
+    from django.conf import settings
+
+    folder = settings.BASE_DIR / "docs" / "img"
+    folder.mkdir(parents=True, exist_ok=True)
+    pg.evaluate("window.scrollTo(0, 0)")  # focus moves may have scrolled; the pictures show the page's top
+    pg.screenshot(path=str(folder / f"{name}.png"), full_page=False)

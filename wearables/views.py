@@ -23,7 +23,8 @@ from wearables import queries, services, tasks
 from wearables.models import Conversation, Source, SourceKind
 from wearables.services.sources import CREDENTIAL_FIELDS, policy_view
 
-SPEAKER_COLOURS = ["#2f5d8a", "#a86a00", "#6b4fa0", "#2e7d4f", "#b3261e", "#00796b", "#8d6e63", "#5c6bc0"]
+# Theme variables from static/css/almanac.css: each meets WCAG AA contrast in the light and the dark theme.
+SPEAKER_COLOURS = [f"var(--speaker-{n})" for n in range(1, 9)]
 
 
 # --- Sources --------------------------------------------------------------------------------------------
