@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.owned import OwnedModel, OwnedQuerySet
+from ledger.choices import Status
 
 
 class Mode(models.TextChoices):
@@ -65,7 +66,7 @@ class GatePolicy(OwnedModel):
 
 class ClaimQuerySet(OwnedQuerySet):
     def active(self) -> ClaimQuerySet:
-        return self.filter(fact__status__in=("accepted", "pending_review", "pending"))
+        return self.filter(fact__status__in=(Status.ACCEPTED, Status.PENDING_REVIEW, Status.PENDING))
 
     def for_day(self, day_key: str) -> ClaimQuerySet:
         return self.filter(day_key=day_key)

@@ -14,6 +14,7 @@ from distill import trust
 from distill.extraction.base import Candidate, DayInput
 from distill.extraction.llm import extract_day
 from distill.judge import judge as run_judge
+from distill.models import Mode
 
 SIBLING_WINDOW = timedelta(seconds=150)
 DISAGREEMENT_CAPTURE = 0.35
@@ -120,7 +121,7 @@ def find_support(cand: Candidate, active: list[ActiveMemory], wearer: str) -> st
 def run(inp: PassInput) -> PassOutput:
     day = inp.day
     out = PassOutput()
-    if inp.policy.mode == "off":
+    if inp.policy.mode == Mode.OFF:
         out.warnings.append("memory mode off: transcript only")
         return out
     extraction = extract_day(day)
@@ -143,7 +144,7 @@ def run(inp: PassInput) -> PassOutput:
         checks.append((cand, agreeing, find_support(cand, inp.active, wearer)))
 
     verdicts: dict[str, str | None] = {}
-    if inp.use_judge and inp.policy.mode == "smart":
+    if inp.use_judge and inp.policy.mode == Mode.SMART:
         verdicts, judge_warnings = run_judge([c for c, _, _ in checks], owner_key=day.owner_key)
         out.warnings += judge_warnings
     for cand, agreeing, support in checks:

@@ -10,10 +10,11 @@ from datetime import date as date_type
 from django.db.models import Prefetch, QuerySet
 
 from distill.models import Claim
+from ledger.choices import Status
 from ledger.models import Evidence, Fact
 
 # Every status a reader may want to see, dropped included (with its reason: the gate's decisions are visible).
-MEMORY_STATUSES = ("accepted", "pending_review", "pending", "rejected", "dropped", "contradicted", "superseded")
+MEMORY_STATUSES = (Status.ACCEPTED, Status.PENDING_REVIEW, Status.PENDING, Status.REJECTED, Status.DROPPED, Status.CONTRADICTED, Status.SUPERSEDED)
 
 
 def memory_facts(

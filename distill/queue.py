@@ -24,16 +24,17 @@ from django.db import connection
 from django.utils import timezone
 
 from distill import hooks, trust
-from distill.models import Claim
+from distill.models import Claim, Mode
 from distill.writing import BUDGET_REASON, RESCUABLE, rescuable
 from ledger import policy as ledger_policy
+from ledger.choices import Status
 from ledger.models import Fact
 
 NEAR_DUPLICATE = 0.75  # Jaccard of content words (subject names left out) for "the same claim"
 MIN_SHARED = 2  # a one-word overlap is never a duplicate
 INDEX_LIMIT = 5000  # newest memories compared per pass
 GATE_DROPPED = (*RESCUABLE, BUDGET_REASON)
-KNOWN_STATUSES = ("accepted", "pending_review", "pending", "dropped")
+KNOWN_STATUSES = (Status.ACCEPTED, Status.PENDING_REVIEW, Status.PENDING, Status.DROPPED)
 
 
 def subject_of(candidate) -> str:
@@ -72,12 +73,12 @@ class Index:
         rows = (
             Fact.objects.owned_by(owner)
             .filter(status__in=KNOWN_STATUSES)
-            .exclude(status="dropped", status_reason="")
+            .exclude(status=Status.DROPPED, status_reason="")
             .order_by("-recorded_at")
             .values_list("pk", "status", "status_reason", "content", "subject_kind", "subject_entity__name")
         )
         for pk, status, reason, content, kind, name in rows[:INDEX_LIMIT]:
-            if status == "dropped" and not (reason or "").startswith(GATE_DROPPED):
+            if status == Status.DROPPED and not (reason or "").startswith(GATE_DROPPED):
                 continue  # dropped by a person or a timeout: the ledger's refusals decide those
             index.add(pk, _fact_subject(kind, name), status, content)
         return index
@@ -111,7 +112,7 @@ class Index:
             (
                 len(mine & k.tokens) / len(mine)
                 for k in self.by_subject.get(subject_of(candidate), ())
-                if k.status == "accepted"
+                if k.status == Status.ACCEPTED
             ),
             default=0.0,
         )
@@ -220,10 +221,10 @@ def plan_pass(owner, ctx, scored_items: list[trust.Scored], *, policy: trust.Pol
     then, in smart mode, the day's review budget keeps the best new pending candidates and drops the rest."""
     index = Index.load(owner, names=names)
     ctx.merges = plan_merges(scored_items, index, existing=ctx.existing)
-    if policy.mode != "smart":
+    if policy.mode != Mode.SMART:
         return  # review mode asks about everything; auto and off queue nothing
     rerun = {id(s) for s in scored_items if s.candidate.content_hash in ctx.existing}
     # New evidence for a claim the gate dropped earlier competes for today's places like a new claim; evidence
     # for an item that waits or is accepted takes none.
-    merged = {k for k, target in ctx.merges.items() if not (isinstance(target, Known) and target.status == "dropped")}
+    merged = {k for k, target in ctx.merges.items() if not (isinstance(target, Known) and target.status == Status.DROPPED)}
     apply_budget(scored_items, room=review_room(owner, ctx.day_key), index=index, skip=merged | rerun)

@@ -28,9 +28,10 @@ from distill.extraction.base import Candidate, content_hash
 from distill.extraction.deterministic import clean
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.inputs import day_input
-from distill.models import Claim
+from distill.models import Claim, Mode
 from distill.writing import PassReport
 from ledger import services as ledger
+from ledger.choices import Status
 from ledger.models import Fact
 from ledger.services import EvidenceIn
 
@@ -69,7 +70,7 @@ def display_tags(source_key: str, marker: str) -> list[str]:
 
 
 def _active_memories(owner) -> list[pipeline.ActiveMemory]:
-    facts = Fact.objects.owned_by(owner).filter(status="accepted").select_related("subject_entity")[:5000]
+    facts = Fact.objects.owned_by(owner).filter(status=Status.ACCEPTED).select_related("subject_entity")[:5000]
     return [
         pipeline.ActiveMemory(
             str(f.public_id),
@@ -122,7 +123,7 @@ def distill(
     report = PassReport(scope_key=scope_key)
     gate = policies.get_policy(owner, source_key)
     policy = policies.as_trust_policy(gate)
-    if policy.mode == "off":
+    if policy.mode == Mode.OFF:
         report.warnings.append("memory mode off: transcript only")
         return report
     conversations = [c for c in conversations if c.turns]
@@ -211,11 +212,11 @@ def import_native(
     scope_key = f"{source_key}:native"
     report = PassReport(scope_key=scope_key)
     policy = policies.as_trust_policy(policies.get_policy(owner, source_key), native=True)
-    if policy.mode == "off":
+    if policy.mode == Mode.OFF:
         report.warnings.append("native memory import off")
         return report
     candidates = [(c, m) for m in memories if (c := _native_candidate(m, source_key)) is not None]
-    verdicts, warnings = judge([c for c, _ in candidates], owner=owner) if policy.mode == "smart" else ({}, [])
+    verdicts, warnings = judge([c for c, _ in candidates], owner=owner) if policy.mode == Mode.SMART else ({}, [])
     report.warnings += warnings
     scored_items, by_scored = [], {}
     adjust = learning.adjuster(owner, accept_threshold=learning.accept_threshold(policy))
@@ -310,7 +311,7 @@ def remember(
         raise RememberError("importance must be low, normal or high")
     quote = (quote or text).strip()[:2000]
     policy = policies.as_trust_policy(policies.get_policy(owner, source_key))
-    if policy.mode == "off":
+    if policy.mode == Mode.OFF:
         return RememberResult("off", reason="memory mode off")
     if looks_like_injection(text) or looks_like_injection(quote):
         log.info("remember from %s dropped: instruction-like text", source_key)
@@ -389,7 +390,7 @@ def upsert_digest(
 ):
     """A daily digest episode ("3 recorded conversations: 09:10 Standup; …"), following the source's mode
     (off: none; review: pending_review). Idempotent per ``key``."""
-    if policies.get_policy(owner, source_key).mode == "off" or not items:
+    if policies.get_policy(owner, source_key).mode == Mode.OFF or not items:
         return None
     try:
         tz = ZoneInfo(timezone_name or "UTC")
@@ -410,7 +411,7 @@ def upsert_digest(
         source_label=source_key,
         source_type=source_type,
         source_ref=dict(source_ref or {}),
-        status="pending_review" if policies.get_policy(owner, source_key).mode == "review" else "accepted",
+        status="pending_review" if policies.get_policy(owner, source_key).mode == Mode.REVIEW else "accepted",
     )
 
 
@@ -419,9 +420,9 @@ def record_episode(*, owner, source_key: str, key: str, summary: str, **fields):
     none is written (returns None); review → it waits as pending_review; otherwise accepted. Idempotent per
     ``key``; ``fields`` are the ledger's episode fields."""
     mode = policies.get_policy(owner, source_key).mode
-    if mode == "off":
+    if mode == Mode.OFF:
         return None
-    fields.setdefault("status", "pending_review" if mode == "review" else "accepted")
+    fields.setdefault("status", "pending_review" if mode == Mode.REVIEW else "accepted")
     fields.setdefault("source_label", source_key)
     return ledger.upsert_episode(owner=owner, key=key, summary=summary, **fields)
 

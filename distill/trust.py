@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 from distill.extraction.base import IMPORTANCE, Candidate
+from distill.models import Mode
+from ledger.choices import Status
 from ledger.text import claim_stem
 
 JUDGE_BONUS = 0.15
@@ -24,10 +26,11 @@ SUPPORT_BONUS = 0.10
 CORROBORATION_COVERAGE = 0.6  # share of the claim's tokens the other transcript must contain
 LOW_CAPTURE = 0.5  # below this the text itself is doubtful: review at best
 
-ACCEPTED = "accepted"
-PENDING = "pending_review"
-DROPPED = "dropped"
-REJECTED = "rejected"
+# The gate's decisions are ledger statuses (one definition: ledger.choices.Status).
+ACCEPTED = Status.ACCEPTED
+PENDING = Status.PENDING_REVIEW
+DROPPED = Status.DROPPED
+REJECTED = Status.REJECTED
 
 _STOP = set(
     """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
@@ -57,7 +60,7 @@ def coverage(claim: str, other_text: str, *, drop: set[str] = frozenset()) -> fl
 
 @dataclass
 class Policy:
-    mode: str = "smart"
+    mode: str = Mode.SMART
     source_trust: float = 0.8
     auto_approve_trust: float = 0.7
     review_trust: float = 0.45
@@ -122,13 +125,13 @@ def score(
 def decide(scored: Scored, policy: Policy) -> Scored:
     """Set ``decision`` and ``reason`` from the mode, the score and the judge (gates come after)."""
     cand = scored.candidate
-    if policy.mode == "off":
+    if policy.mode == Mode.OFF:
         scored.decision, scored.reason = DROPPED, "mode off"
     elif scored.judge_verdict == "reject":
         scored.decision, scored.reason = DROPPED, "judge rejected"
-    elif policy.mode == "review":
+    elif policy.mode == Mode.REVIEW:
         scored.decision, scored.reason = PENDING, "review mode"
-    elif policy.mode == "auto":
+    elif policy.mode == Mode.AUTO:
         scored.decision, scored.reason = ACCEPTED, "auto mode"
     elif scored.score >= policy.auto_approve_trust:
         scored.decision, scored.reason = ACCEPTED, "score above auto-approve"
@@ -168,7 +171,7 @@ def apply_gates(
         if importance_rank(cand.importance) < floor:
             item.decision, item.reason = DROPPED, f"below min_importance {policy.min_importance}"
             continue
-        if policy.mode in ("review", "auto") and cand.extraction_confidence < policy.min_confidence:
+        if policy.mode in (Mode.REVIEW, Mode.AUTO) and cand.extraction_confidence < policy.min_confidence:
             item.decision, item.reason = DROPPED, f"below min_confidence {policy.min_confidence}"
             continue
         if cand.content_hash in seen:
@@ -178,7 +181,7 @@ def apply_gates(
         survivors.append(item)
     if policy.max_memories_per_day:
         room = max(policy.max_memories_per_day - existing_today, 0)
-        ranked = sorted(survivors, key=lambda s: -s.score) if policy.mode == "smart" else list(survivors)
+        ranked = sorted(survivors, key=lambda s: -s.score) if policy.mode == Mode.SMART else list(survivors)
         for item in ranked[room:]:
             item.decision, item.reason = DROPPED, f"over max_memories_per_day {policy.max_memories_per_day}"
     return scored

@@ -16,6 +16,7 @@ from distill import trust
 from distill.extraction.base import Candidate
 from distill.models import Claim
 from ledger import services as ledger
+from ledger.choices import Status
 from ledger.models import Fact
 from ledger.services import EvidenceIn
 
@@ -190,12 +191,12 @@ def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> N
     )
     report.merged += 1
     fact.refresh_from_db()
-    gate_dropped = fact.status == "dropped" and (fact.status_reason or "").startswith((*RESCUABLE, BUDGET_REASON))
-    if scored.decision == trust.ACCEPTED and (fact.status == "pending_review" or gate_dropped):
+    gate_dropped = fact.status == Status.DROPPED and (fact.status_reason or "").startswith((*RESCUABLE, BUDGET_REASON))
+    if scored.decision == trust.ACCEPTED and (fact.status == Status.PENDING_REVIEW or gate_dropped):
         ledger.decide(
             owner=ctx.owner,
             fact=fact,
-            status="accepted",
+            status=Status.ACCEPTED,
             reason=PROMOTED,
             veracity=min(scored.score, 1.0),
             author="system",
@@ -208,7 +209,7 @@ def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> N
         ledger.decide(
             owner=ctx.owner,
             fact=fact,
-            status="pending_review",
+            status=Status.PENDING_REVIEW,
             reason=REPROPOSED,
             veracity=min(scored.score, 1.0),
             author="system",
@@ -252,7 +253,7 @@ def write(ctx: WriteContext, scored_items: list[trust.Scored], report: PassRepor
         report.facts.append(str(result.fact.public_id))
         ctx.existing[cand.content_hash] = result.fact
         ctx.written[id(scored)] = result.fact
-        queued = scored.decision == trust.PENDING and result.fact.status == "pending_review"
+        queued = scored.decision == trust.PENDING and result.fact.status == Status.PENDING_REVIEW
         record_claim(ctx, cand.content_hash, result.fact, queued=queued)
         if result.fact.status in ACTIVE:
             report.superseded += supersede_older(ctx, result.fact, cand)
@@ -289,7 +290,7 @@ def supersede_older(ctx: WriteContext, fact: Fact, cand: Candidate) -> int:
     older = (
         Fact.objects.owned_by(ctx.owner)
         .filter(pk__in=earlier, subject_kind=fact.subject_kind, subject_entity=fact.subject_entity)
-        .filter(status__in=list(ACTIVE) if fact.status == "accepted" else ["pending_review"])
+        .filter(status__in=list(ACTIVE) if fact.status == Status.ACCEPTED else ["pending_review"])
         .exclude(pk=fact.pk)
     )
     drop = {w.lower() for w in (cand.person or "").split()} | {(fact.content.split() or [""])[0].lower().strip("'s")}
@@ -317,7 +318,7 @@ def rescore(owner, fact: Fact, scored: trust.Scored, report: PassReport) -> None
     """Late evidence: promote a pending memory that now clears auto-approve; demote one on an explicit judge
     reject. Accepted memories are never demoted, and missing corroboration never demotes anything. A memory the
     gate dropped for its score or the cap comes back when it now clears the review band."""
-    if fact.status == "dropped" and (fact.status_reason or "").startswith(RESCUABLE):
+    if fact.status == Status.DROPPED and (fact.status_reason or "").startswith(RESCUABLE):
         if scored.decision in (trust.ACCEPTED, trust.PENDING):
             ledger.decide(
                 owner=owner,
@@ -330,18 +331,18 @@ def rescore(owner, fact: Fact, scored: trust.Scored, report: PassReport) -> None
             )
             report.promoted += 1
         return
-    if fact.status != "pending_review":
+    if fact.status != Status.PENDING_REVIEW:
         return
     if scored.judge_verdict == "reject":
         ledger.decide(
-            owner=owner, fact=fact, status="rejected", reason=DEMOTED, author="system", author_label=AUTHOR_LABEL
+            owner=owner, fact=fact, status=Status.REJECTED, reason=DEMOTED, author="system", author_label=AUTHOR_LABEL
         )
         report.demoted += 1
     elif scored.scored_decision == trust.ACCEPTED and scored.reason == "score above auto-approve":
         ledger.decide(
             owner=owner,
             fact=fact,
-            status="accepted",
+            status=Status.ACCEPTED,
             reason=PROMOTED,
             veracity=min(scored.score, 1.0),
             author="system",

@@ -22,6 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ConfigDict, Field
 
 from accounts.exceptions import DomainError
+from ledger.choices import Status
 from ledger.models import Fact
 from ledger.recall import services as recall_services
 from ledger.recall.search import search_memory
@@ -295,7 +296,7 @@ def memory_file(user) -> str:
 
     pins = PinnedFact.objects.owned_by(user).select_related("fact").order_by("-salience")[:50]
     lines = ["# Almanac memory", "", "## Pinned"]
-    lines += [f"- {p.fact.content}" for p in pins if p.fact and p.fact.status == "accepted"] or ["- (nothing pinned)"]
+    lines += [f"- {p.fact.content}" for p in pins if p.fact and p.fact.status == Status.ACCEPTED] or ["- (nothing pinned)"]
     lines += ["", "## Lessons"]
     lines += [f"- {x.text}" for x in chat_queries.lessons(user, limit=20)] or ["- (no lessons yet)"]
     return "\n".join(lines) + "\n"
@@ -314,7 +315,7 @@ def todays_digest(user) -> str:
     today = dj_timezone.now().astimezone(tz).date()
     start = datetime.combine(today, time.min, tzinfo=tz)
     rows = Episode.objects.owned_by(user).filter(started_at__gte=start, started_at__lt=start + timedelta(days=1))
-    rows = rows.exclude(status="rejected").order_by("started_at")[:100]
+    rows = rows.exclude(status=Status.REJECTED).order_by("started_at")[:100]
     lines = [f"# {today.isoformat()}", ""]
     lines += [f"- {e.started_at.astimezone(tz):%H:%M} {e.title or ''}: {e.summary}".strip() for e in rows]
     return "\n".join(lines if rows else [*lines, "Nothing recorded yet today."]) + "\n"

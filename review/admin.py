@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.exceptions import DomainError
 from ledger.admin import FactAdmin
+from ledger.choices import Status
 from ledger.models import Fact
 from review import queries, services
 from review.models import QueueItem, ReviewAction, ReviewPreference
@@ -29,9 +30,9 @@ class BandFilter(admin.SimpleListFilter):
         if value == queries.Band.CONFLICTS:
             return queryset.filter(status__in=queries.REVIEWABLE, status_reason=queries.CONFLICT_REASON)
         if value == queries.Band.AUTO_ACCEPTED:
-            return queryset.filter(status="accepted", updated_at__gte=since).exclude(queries.touched_by_person())
+            return queryset.filter(status=Status.ACCEPTED, updated_at__gte=since).exclude(queries.touched_by_person())
         if value == queries.Band.DROPPED:
-            return queryset.filter(status="dropped", updated_at__gte=since)
+            return queryset.filter(status=Status.DROPPED, updated_at__gte=since)
         return queryset
 
 

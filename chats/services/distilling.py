@@ -19,6 +19,7 @@ from chats.episodes import Digest, digest
 from chats.models import ChatSession, ChatTurn
 from chats.services import lessons as lesson_services
 from chats.services.llm_digest import session_digest
+from distill.models import Mode
 from ledger import llm as ledger_llm
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def memory_enabled(owner, source_key: str) -> bool:
 
     # A read, not get_policy(): the hot path must not create policy rows (defaults mean "on").
     mode = GatePolicy.objects.filter(owner=owner, source_key=source_key).values_list("mode", flat=True).first()
-    return mode != "off"
+    return mode != Mode.OFF
 
 
 def _finish(session: ChatSession, status: str, outcome: str, *, due=None) -> str:

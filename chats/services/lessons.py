@@ -17,6 +17,7 @@ from chats.models import ChatSession, Lesson
 from chats.text import normalise_key
 from ledger import layers
 from ledger import services as ledger_services
+from ledger.choices import Status
 from ledger.models import Fact, PinnedFact
 
 logger = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ def write_fact_for(*, owner, lesson: Lesson, quote: str, source_ref=None, source
         importance="normal",
         veracity=0.8,
         capture_confidence=0.9,
-        status="accepted",
+        status=Status.ACCEPTED,
         reason="lesson-from-episodes",
         source_label=source_key,
         tags=["lesson", lesson.kind],
