@@ -2,6 +2,7 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
+PYTEST_WORKERS ?= auto  # one pytest worker per core (pytest-xdist); PYTEST_WORKERS=0 runs in one process
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
 .PHONY: up dev test lint format install install-dev browser bench clean-db docs
@@ -46,7 +47,7 @@ test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir "$${ALMANAC_HOME:-var}/site"
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The documentation site on http://127.0.0.1:8001 (rebuilds on save).
 docs: $(VENV)/.installed-dev

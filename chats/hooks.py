@@ -11,7 +11,7 @@ from chats.text import TurnIn
 
 def scrub(owner, turns: list[TurnIn]) -> list[TurnIn]:
     """Drop turns spoken by forgotten people and redact their names elsewhere (ingest and import time)."""
-    from ledger.forgetting import forgotten_names
+    from ledger.forget.hooks import forgotten_names
 
     matcher = forgotten_names(owner)
     if not matcher:
@@ -77,7 +77,7 @@ def register() -> None:
 
     register_provider("transcript", ChatTurnProvider())
     try:
-        from ledger.forgetting import register_forget_handler
+        from ledger.forget.hooks import register_forget_handler
     except ImportError:  # an older ledger without forget handlers
         return
     register_forget_handler(forget_handler)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from ledger import hashing, projection
 from ledger import mutations as M
 from ledger.exceptions import HeadConflict, InvalidMutation
-from ledger.forgetting import run_forget_hooks
+from ledger.forget.hooks import run_forget_hooks
 from ledger.models import ChainHead, Commit, CommitRef, Entity, Evidence, Fact, FactVersion, Refusal
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts.exceptions import DomainError
 from ledger import policy
-from ledger.forgetting import run_forget_hooks
+from ledger.forget.hooks import run_forget_hooks
 from ledger.models import Episode, Fact, IdentityNarrative, IdentityOverride, PinnedFact
 from ledger.validation import check_choice, check_owner, clamp01
 

@@ -756,7 +756,7 @@ def decide_timeouts(*, owner=None, older_than: timedelta | None = None, now: dat
 
 # --- Memory layers (re-exported; see ledger/layers.py) -----------------------------------------------------
 # --- Forget (see ledger/forget.py) --------------------------------------------------------------------------
-from ledger.forget import (  # noqa: E402, F401
+from ledger.forget.services import (  # noqa: E402, F401
     ForgetReport,
     forget,
     forget_entity,

@@ -6,7 +6,7 @@ class ScreenConfig(AppConfig):
 
     def ready(self):
         # Screen events become searchable by recall (the "events" scope); ledger never imports screen.
-        from ledger.forgetting import register_forget_hook
+        from ledger.forget.hooks import register_forget_hook
         from ledger.recall.providers import register_provider
         from screen.curation import forget_memories
         from screen.recall_provider import EventProvider

@@ -12,8 +12,8 @@ class WearablesConfig(AppConfig):
         register_provider("transcript", TranscriptProvider())
 
         # A forgotten person's turns and name leave stored transcripts (ledger never imports wearables).
-        from ledger.forgetting import register_forget_handler
-        from wearables.services.forget import forget_in_transcripts
+        from ledger.forget.hooks import register_forget_handler
+        from wearables.services.scrub_forgotten import forget_in_transcripts
 
         register_forget_handler(forget_in_transcripts)
         # The trust gate cross-checks a claim against what the owner's other devices heard the same day.

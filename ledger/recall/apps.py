@@ -15,7 +15,7 @@ class RecallConfig(AppConfig):
         register_provider("episodes", EpisodeProvider())
         register_provider("facts", FactProvider())
 
-        from ledger.forgetting import register_forget_hook
-        from ledger.recall.forget import forget_copies
+        from ledger.forget.hooks import register_forget_hook
+        from ledger.recall.forget_copies import forget_copies
 
         register_forget_hook(forget_copies)

@@ -139,7 +139,7 @@ def test_surprises_in_two_sessions_consolidate_into_one_lesson(user):
 
 def test_a_forgotten_person_stays_forgotten_in_chats(user):
     from chats.models import ChatSession, ChatTurn
-    from ledger.forget import forget_person_names
+    from ledger.forget.services import forget_person_names
 
     convo = {
         "owner": user, "external_id": "x", "started_at": timezone.now(), "title": "Call with Marcus Webb",

@@ -281,7 +281,7 @@ def test_export_and_import_round_trip_with_encryption_on(key, user, tmp_path):
 
 
 def test_forgetting_a_person_still_finds_them_in_encrypted_quotes_and_turns(key, user):
-    from ledger.forget import forget_person_names
+    from ledger.forget.services import forget_person_names
 
     UtteranceFactory(
         owner=user, conversation__owner=user, conversation__transcript__owner=user, text="Lena Varga called"

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 from ledger import chain
 from ledger import services as ledger_services
-from ledger.forget import forget
+from ledger.forget.services import forget
 from ledger.models import Commit, Fact
 from tests.factories import ConversationFactory, FactFactory, UtteranceFactory
 from wearables.models import Source, Utterance

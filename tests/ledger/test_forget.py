@@ -142,7 +142,7 @@ def test_forget_entity_removes_every_fact_about_the_person_across_sources(user):
 
 
 def test_forget_hooks_let_other_apps_drop_their_copies(user):
-    from ledger.forgetting import register_forget_hook, unregister_forget_hook
+    from ledger.forget.hooks import register_forget_hook, unregister_forget_hook
 
     calls = []
 
@@ -162,7 +162,7 @@ def test_forget_hooks_let_other_apps_drop_their_copies(user):
 
 
 def test_a_failing_forget_hook_rolls_the_forget_back(user):
-    from ledger.forgetting import register_forget_hook, unregister_forget_hook
+    from ledger.forget.hooks import register_forget_hook, unregister_forget_hook
 
     def broken(**kw):
         raise RuntimeError("vector store down")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from wearables.pipeline.cleanup import cleanup
 from wearables.pipeline.corrections import correct_conversations
-from wearables.pipeline.forget import forget_people
 from wearables.pipeline.off_record import elide_off_record, elide_windows
+from wearables.pipeline.redact_forgotten import forget_people
 from wearables.pipeline.redaction import REDACTED, redact_text
 from wearables.pipeline.speakers import label_speakers
 from wearables.pipeline.types import Convo, KnownPerson, PipelineConfig, Turn

@@ -67,5 +67,5 @@ class PipelineConfig:
     elided_elsewhere: list[tuple] = field(default_factory=list)
     # other devices' conversations from the same day whose wearer is known (for two-device alignment)
     reference: list[Convo] = field(default_factory=list)
-    # people the user forgot (ledger.forgetting.NameMatcher: hashes only); None = nobody
+    # people the user forgot (ledger.forget.hooks.NameMatcher: hashes only); None = nobody
     forgotten: object | None = None

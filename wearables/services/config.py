@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from django.db.models import Q
 
 from accounts.services import get_settings
-from ledger.forgetting import forgotten_names
+from ledger.forget.hooks import forgotten_names
 from wearables.models import (
     Conversation,
     Correction,

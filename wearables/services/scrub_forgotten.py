@@ -3,7 +3,7 @@
 
 For a forgotten person: registry people of that name become a placeholder (so a re-sync still recognises and
 drops their turns without keeping the name), and every stored day that mentions them is re-processed through
-the pipeline's local steps, whose last step (``wearables.pipeline.forget``) removes their turns and redacts
+the pipeline's local steps, whose last step (``wearables.pipeline.redact_forgotten``) removes their turns and redacts
 their name. The day's content hash changes with it, and a later sync of the same provider data produces the
 same, already-forgotten day: nothing is written. Recall vectors of removed utterances and cached context
 blocks go too.
@@ -14,8 +14,8 @@ from __future__ import annotations
 from django.db.models import Q
 
 from accounts.fields import contains_any
-from ledger.forgetting import FORGOTTEN, ForgetEvent
-from ledger.recall.forget import purge_cached_blocks
+from ledger.forget.hooks import FORGOTTEN, ForgetEvent
+from ledger.recall.forget_copies import purge_cached_blocks
 from ledger.recall.models import Embedding
 from wearables.models import Conversation, Person, Utterance
 

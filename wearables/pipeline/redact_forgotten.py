@@ -2,12 +2,12 @@
 else's words (and in titles), so a re-sync of provider data stores nothing about them.
 
 ``cfg.forgotten`` is a matcher built from the ledger's lasting refusals (hashes only, see
-``ledger.forgetting.NameMatcher``); without one this step changes nothing. Pure: no Django, no I/O.
+``ledger.forget.hooks.NameMatcher``); without one this step changes nothing. Pure: no Django, no I/O.
 """
 
 from __future__ import annotations
 
-from ledger.forgetting import FORGOTTEN
+from ledger.forget.hooks import FORGOTTEN
 from wearables.pipeline.types import Convo, PipelineConfig, Turn
 
 

@@ -11,9 +11,10 @@ from django.db import transaction
 from django.db.models import Q
 
 from accounts.fields import contains_any
-from ledger import forgetting, hashing, queries
+from ledger import hashing, queries
 from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
+from ledger.forget import hooks as forgetting
 from ledger.layers import _delete_episodes
 from ledger.models import Entity, Episode, Evidence, Fact, Refusal
 from ledger.services import _serialised, commit
