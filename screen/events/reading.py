@@ -1,0 +1,188 @@
+"""Reading a span: its family, its outcome (from the FINAL anchors), who the outcome applies to, the lines that
+tie it to an earlier event, and the speech heard during it with each speaker's role. Pure, no database.
+
+Roles, end to end: a title, an outcome and a user action rest only on what the system confirmed (anchor lines
+of the span's own program, its window titles) or on what the user did (commands typed at a prompt); assistant
+text never becomes one (assistant spans make no event; assistant pane lines are never anchors). Speech from
+the Output device is other people (named when ScreenPipe names the speaker), speech on the Input device is the
+owner unless ScreenPipe names someone else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from screen.events import families
+from screen.events.outcomes import (
+    COMPLETED,
+    CONTEST,
+    DELIVERED,
+    FAILURE,
+    MIXED,
+    POLARITY,
+    RESOLVED,
+    SUBSTITUTED,
+    SUCCESS,
+    Outcome,
+    for_family,
+    read_outcome,
+    side_tokens,
+)
+from screen.text import content_tokens, normalize_line
+
+CHROME_CHANGES = 3  # an outcome-looking line that stayed through this many material changes is layout
+_ID = re.compile(r"(?<![\w.])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w.])")
+MODES = ("ranked", "competitive", "casual", "unrated", "rated", "arcade", "custom", "blitz", "rapid")
+
+
+@dataclass
+class Speech:
+    text: str
+    speaker: str
+    role: str  # Assertion.ContentRole value
+    at: str
+
+
+@dataclass
+class SpanReading:
+    family: str
+    outcome: str = ""
+    subject: str = ""
+    detail: str = ""
+    final: dict | None = None  # the anchor the outcome was read from
+    problem: dict | None = None  # the first failure, when a later anchor resolved it
+    steps: list[dict] = field(default_factory=list)  # other anchors of the span (context)
+    tokens: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
+    sides: frozenset[str] = frozenset()
+    speech: list[Speech] = field(default_factory=list)
+    mode: str = ""
+
+    @property
+    def polarity(self) -> str:
+        return MIXED if self.detail == SUBSTITUTED else POLARITY.get(self.outcome, "")
+
+    @property
+    def final_norm(self) -> str:
+        return self.final["norm"] if self.final else ""
+
+
+def _outcomes(span: dict, you: frozenset[str]) -> list[tuple[dict, Outcome]]:
+    out = []
+    for anchor in span["anchors"]:
+        oc = read_outcome(anchor["line"], you=you)
+        if oc is not None:
+            out.append((anchor, oc))
+    return out
+
+
+def _chrome(span: dict, anchor: dict) -> bool:
+    """Layout, not a result: shown from the span's first frame, still shown at its end, through many changes."""
+    return (
+        anchor["frame"] == span["start_frame"]
+        and anchor["norm"] in set(span["lines"])
+        and span["changes"] >= CHROME_CHANGES
+    )
+
+
+def ids_in(texts: list[str]) -> set[str]:
+    """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit; bare numbers of up to
+    four digits (years, times, counters) are not identifiers."""
+    out = set()
+    for text in texts:
+        for m in _ID.finditer((text or "").replace("#", " ")):
+            tok = m.group(0).upper()
+            digits = tok.replace("-", "")
+            if any(c.isdigit() for c in tok) and not (digits.isdigit() and (len(digits) <= 4 or "-" in tok)):
+                out.add(tok)
+    return out
+
+
+def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
+    seen = list(span["seen"].values())
+    sides = side_tokens(seen + span.get("prelude", []))
+    you = sides | owner_names
+    found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
+    final = found[-1] if found else None
+    texts = span["windows"] + seen
+    app_tokens = families.app_words(span["app"])
+    reading = SpanReading(
+        family="",
+        tokens={t for t in content_tokens(" ".join(texts)) if t not in app_tokens},
+        ids=ids_in(span["windows"] + [span["url"]] + seen),
+        sides=sides,
+    )
+    outcome_lines = [final[0]["line"]] if final else []
+    reading.family = families.classify(
+        app=span["app"],
+        url=span["url"],
+        windows=span["windows"],
+        lines=seen + span.get("prelude", []),
+        outcome_lines=outcome_lines,
+        outcome=final[1].word if final else "",
+    )
+    lowered = {w for line in seen + span.get("prelude", []) for w in re.findall(r"[a-z]+", line.lower())}
+    reading.mode = next((m for m in MODES if m in lowered), "")
+    reading.speech = _speech(span, owner_names)
+    if final is None:
+        return reading
+    anchor, oc = final
+    reading.final, reading.subject = anchor, oc.subject
+    reading.outcome = for_family(oc.word, reading.family)
+    failures = [a for a, o in found[:-1] if o.word == FAILURE]
+    if failures and (oc.word in (SUCCESS, COMPLETED) or reading.outcome == DELIVERED):
+        reading.outcome, reading.problem = RESOLVED, failures[0]
+    if oc.word in (DELIVERED, SUBSTITUTED):
+        near = {o.word for a, o in found if abs(_secs(a["at"]) - _secs(anchor["at"])) <= 120}
+        if DELIVERED in near and SUBSTITUTED in near:
+            reading.outcome, reading.detail = DELIVERED, SUBSTITUTED
+    reading.steps = [a for a, _ in found[:-1] if a is not reading.problem][-3:]
+    if reading.outcome not in CONTEST:
+        reading.subject = ""
+    return reading
+
+
+def _secs(iso: str) -> float:
+    from screen.collector.client import parse_ts
+
+    return parse_ts(iso).timestamp()
+
+
+def _speech(span: dict, owner_names: frozenset[str]) -> list[Speech]:
+    from screen.models import Assertion
+
+    out = []
+    for s in span.get("speech", []):
+        speaker = (s.get("speaker") or "").strip()
+        mine = speaker.lower() in owner_names or speaker.lower() in ("", "you", "me")
+        if (s.get("device") or "").lower() == "output":
+            role, who = Assertion.ContentRole.OTHER_PERSON, speaker or "another participant"
+        elif mine:
+            role, who = Assertion.ContentRole.USER_AUTHORED, speaker or "you"
+        else:
+            role, who = Assertion.ContentRole.OTHER_PERSON, speaker
+        out.append(Speech(s["text"], who, role, s["at"]))
+    return out
+
+
+def label(family: str) -> str:
+    return family.split(".", 1)[-1].replace("_", " ")
+
+
+def title_for(reading: SpanReading, span: dict) -> str:
+    """From system-confirmed text only: the outcome line, the window title, the family."""
+    window = next((w for w in span["windows"] if w), span["app"] or "screen")
+    what = label(reading.family).capitalize()
+    if reading.outcome in CONTEST:
+        return f"{what}: {reading.outcome} ({reading.final['line']})"[:200]
+    if reading.outcome == RESOLVED and reading.problem:
+        return f"Resolved: {reading.problem['line']}"[:200]
+    if reading.final:
+        extra = f" ({reading.detail})" if reading.detail else ""
+        return f"{reading.final['line']}{extra}"[:200]
+    return f"{what}: {window}"[:200]
+
+
+def normalized(line: str) -> str:
+    return normalize_line(line)
