@@ -158,6 +158,7 @@ class ProposalPass:
                 "outcome_subject": reading.subject,
                 "outcome_line": reading.final["line"] if reading.final else "",
                 "outcome_norm": reading.final_norm,
+                "outcome_at": reading.final["at"] if reading.final else attrs.get("outcome_at", ""),
                 "detail": reading.detail,
                 "spans": spans[-20:],
                 "ctx": span["ctx"],
@@ -244,6 +245,12 @@ class ProposalPass:
             return
         if event.status in (ScreenEvent.Status.REJECTED,):
             return
+        outcome_at = (event.attributes or {}).get("outcome_at") or ""
+        earlier = reading.final is not None and outcome_at and reading.final["at"] < outcome_at
+        if earlier or (not own and reading.outcome == event.outcome):
+            # An older outcome (or the same one seen again elsewhere) is evidence, never the current outcome.
+            self._more_evidence(event, span, reading)
+            return
         fields = self._fields(span, reading, ended=ended, base=event, own=own)
         if event.proposer.startswith("llm:") or event.revisions.filter(author="user").exists():
             fields.pop("title")  # a name the user (or the namer) gave stays
@@ -271,10 +278,13 @@ class ProposalPass:
 
     def _more_evidence(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
         attrs = dict(event.attributes)
-        attrs["spans"] = (list(attrs.get("spans") or []) + [span["id"]])[-20:]
-        attrs["tokens"] = sorted(reading.tokens | set(attrs.get("tokens") or []))[:60]
-        ScreenEvent.objects.filter(pk=event.pk).update(attributes=attrs)
-        self._evidence(event, span, reading.final, EventEvidence.Role.PROBLEM, image=False)
+        if span["id"] not in (attrs.get("spans") or []):
+            attrs["spans"] = (list(attrs.get("spans") or []) + [span["id"]])[-20:]
+            attrs["tokens"] = sorted(reading.tokens | set(attrs.get("tokens") or []))[:60]
+            ScreenEvent.objects.filter(pk=event.pk).update(attributes=attrs)
+        if reading.final is not None:
+            role = EventEvidence.Role.PROBLEM if reading.outcome == FAILURE else EventEvidence.Role.CONTEXT
+            self._evidence(event, span, reading.final, role, image=False)
 
     # --- assertions and evidence ------------------------------------------------------------------------
     def _assertions(self, span: dict, reading: SpanReading) -> list[AssertionDraft]:

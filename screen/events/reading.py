@@ -105,6 +105,10 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     you = sides | owner_names
     found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
     final = found[-1] if found else None
+    if final is not None:
+        # Several outcome lines in the final frame: the first in reading order that says the same thing.
+        same = [f for f in found if f[0]["frame"] == final[0]["frame"] and f[1].word == final[1].word]
+        final = same[0]
     texts = span["windows"] + seen
     app_tokens = families.app_words(span["app"])
     reading = SpanReading(
@@ -130,14 +134,15 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     anchor, oc = final
     reading.final, reading.subject = anchor, oc.subject
     reading.outcome = for_family(oc.word, reading.family)
-    failures = [a for a, o in found[:-1] if o.word == FAILURE]
+    earlier = [(a, o) for a, o in found if a["frame"] != anchor["frame"]]
+    failures = [a for a, o in earlier if o.word == FAILURE]
     if failures and (oc.word in (SUCCESS, COMPLETED) or reading.outcome == DELIVERED):
         reading.outcome, reading.problem = RESOLVED, failures[0]
     if oc.word in (DELIVERED, SUBSTITUTED):
         near = {o.word for a, o in found if abs(_secs(a["at"]) - _secs(anchor["at"])) <= 120}
         if DELIVERED in near and SUBSTITUTED in near:
             reading.outcome, reading.detail = DELIVERED, SUBSTITUTED
-    reading.steps = [a for a, _ in found[:-1] if a is not reading.problem][-3:]
+    reading.steps = [a for a, o in earlier if o.word != FAILURE][-3:]
     if reading.outcome not in CONTEST:
         reading.subject = ""
     return reading
