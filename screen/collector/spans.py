@@ -184,7 +184,8 @@ class SpanTracker:
         seen = span["seen"]
         for key, line in norm.items():
             if line in assistant:
-                if len(span["assistant_lines"]) < 4 and line not in span["assistant_lines"]:
+                keep = not is_assistant_header(line) and line not in span["assistant_lines"]
+                if keep and len(span["assistant_lines"]) < 4:
                     span["assistant_lines"].append(line)
                 continue
             if key not in seen and len(seen) < MAX_SEEN:

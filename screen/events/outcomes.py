@@ -75,7 +75,7 @@ _PHRASES = (  # multi-word outcomes, matched before single words
     (re.compile(r"\binsufficient funds\b"), DECLINED),
     (re.compile(r"\b(left|ended) the (meeting|call)\b|\b(meeting|call) ended\b"), COMPLETED),
 )
-ORDER = ("concede", WIN, LOSS, DRAW, SUBSTITUTED, CANCELLED, DECLINED, DELIVERED, FAILURE, PAID, SHIPPED,
+ORDER = ("concede", WIN, LOSS, DRAW, CANCELLED, DECLINED, DELIVERED, SUBSTITUTED, FAILURE, PAID, SHIPPED,
          COMPLETED, CONFIRMED, SUCCESS)  # the most specific first
 ALL_WORDS = frozenset().union(*_LEXICON.values())
 _NEGATORS = frozenset({"no", "not", "never", "without", "0", "zero", "nothing", "none", "n't", "cannot"})

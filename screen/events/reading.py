@@ -17,6 +17,7 @@ from screen.events import families
 from screen.events.outcomes import (
     COMPLETED,
     CONTEST,
+    ORDER,
     DELIVERED,
     FAILURE,
     MIXED,
@@ -106,9 +107,12 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
     final = found[-1] if found else None
     if final is not None:
-        # Several outcome lines in the final frame: the first in reading order that says the same thing.
-        same = [f for f in found if f[0]["frame"] == final[0]["frame"] and f[1].word == final[1].word]
-        final = same[0]
+        # Several outcome lines in the final frame: the most specific outcome (a failed job fails the run),
+        # and of its lines the first in reading order.
+        last = [f for f in found if f[0]["frame"] == final[0]["frame"]]
+        rank = {w: i for i, w in enumerate(ORDER)}
+        best = min(rank.get(o.word, len(rank)) for _, o in last)
+        final = next(f for f in last if rank.get(f[1].word, len(rank)) == best)
     texts = span["windows"] + seen
     app_tokens = families.app_words(span["app"])
     reading = SpanReading(
