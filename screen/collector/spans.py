@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
-from screen.events.families import is_assistant, is_assistant_header, site_of
+from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, site_of
 from screen.events.outcomes import ALL_WORDS, read_outcome, tokens
 
 LEAVE = timedelta(minutes=15)
@@ -114,7 +114,7 @@ class SpanTracker:
         return ended
 
     def _assistant_lines(self, item: Item, lines: list[str]) -> set[str]:
-        if is_assistant(item.app_name, item.window_name, item.url):
+        if is_assistant(item.app_name, item.window_name, item.url) or is_assistant_frame(lines):
             return set(lines)
         out: set[str] = set()
         inside = False
@@ -135,9 +135,7 @@ class SpanTracker:
         from screen.text import normalize_line
 
         for line in anchors:
-            span["anchors"].append(
-                {"line": line, "norm": normalize_line(line), "at": _iso(item.at), "frame": item.id}
-            )
+            span["anchors"].append({"line": line, "norm": normalize_line(line), "at": _iso(item.at), "frame": item.id})
         if len(span["anchors"]) > MAX_ANCHORS:
             span["anchors"] = span["anchors"][:4] + span["anchors"][-(MAX_ANCHORS - 4) :]
 
@@ -212,5 +210,10 @@ class SpanTracker:
         if span is None or not item.text.strip() or len(span["speech"]) >= MAX_SPEECH:
             return
         span["speech"].append(
-            {"at": _iso(item.at), "text": item.text.strip()[:300], "speaker": item.speaker, "device": item.device_type or item.device}
+            {
+                "at": _iso(item.at),
+                "text": item.text.strip()[:300],
+                "speaker": item.speaker,
+                "device": item.device_type or item.device,
+            }
         )

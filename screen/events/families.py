@@ -35,6 +35,7 @@ class Mapping:
     domains: dict[str, str]
     assistants: frozenset[str]
     assistant_markers: frozenset[str]
+    assistant_ui: re.Pattern
     media: frozenset[str]
     standalone: frozenset[str]
     cues: dict[str, re.Pattern]
@@ -52,6 +53,7 @@ def mapping() -> Mapping:
         domains={k.lower(): v for k, v in data["domains"].items()},
         assistants=frozenset(a.lower() for a in data["assistants"]),
         assistant_markers=frozenset(a.lower() for a in data["assistant_markers"]),
+        assistant_ui=re.compile(r"\b(?:" + "|".join(re.escape(_norm(w)) for w in data["assistant_ui"]) + r")\b"),
         media=frozenset(m.lower() for m in data["media"]),
         standalone=frozenset(data["standalone"]),
         cues=cues,
@@ -109,6 +111,12 @@ def is_assistant_header(line: str) -> bool:
     """A short pane header naming an assistant ("AI Assistant", "Copilot suggestions")."""
     words = _norm(line).split()
     return 0 < len(words) <= 4 and bool(set(words) & mapping().assistant_markers)
+
+
+def is_assistant_frame(lines: list[str]) -> bool:
+    """A frame of an assistant's own window, whatever the program is called: its disclaimer or composer."""
+    pattern = mapping().assistant_ui
+    return any(len(line) < 80 and pattern.search(_norm(line)) for line in lines)
 
 
 def is_media(app: str, url: str) -> bool:

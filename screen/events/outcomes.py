@@ -75,8 +75,22 @@ _PHRASES = (  # multi-word outcomes, matched before single words
     (re.compile(r"\binsufficient funds\b"), DECLINED),
     (re.compile(r"\b(left|ended) the (meeting|call)\b|\b(meeting|call) ended\b"), COMPLETED),
 )
-ORDER = ("concede", WIN, LOSS, DRAW, CANCELLED, DECLINED, DELIVERED, SUBSTITUTED, FAILURE, PAID, SHIPPED,
-         COMPLETED, CONFIRMED, SUCCESS)  # the most specific first
+ORDER = (
+    "concede",
+    WIN,
+    LOSS,
+    DRAW,
+    CANCELLED,
+    DECLINED,
+    DELIVERED,
+    SUBSTITUTED,
+    FAILURE,
+    PAID,
+    SHIPPED,
+    COMPLETED,
+    CONFIRMED,
+    SUCCESS,
+)  # the most specific first
 ALL_WORDS = frozenset().union(*_LEXICON.values())
 _NEGATORS = frozenset({"no", "not", "never", "without", "0", "zero", "nothing", "none", "n't", "cannot"})
 # Imperative verbs of UI controls (buttons, menu items): general interface vocabulary.
@@ -155,7 +169,7 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
         m = pattern.search(low)
         if m:
             i = len(low[: m.start()].split())
-            return _finish(kind, toks, i, line, you)
+            return _finish(kind, toks, i, line, you, phrase=True)
     for kind, i in _kinds_at(toks):
         if not _negated(toks, i):
             return _finish(kind, toks, i, line, you)
@@ -165,10 +179,32 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
     return None
 
 
-def _finish(kind: str, toks: list[str], i: int, line: str, you: frozenset[str]) -> Outcome | None:
+# After a result word these continue a result ("won by resignation", "lost on time", "win!", "won 3-1"); any
+# other word makes the result word a modifier of a compound noun: "victory points", "win rate", "draw pile",
+# "lost connection" are labels and states, not results (English compounds put the head noun last).
+_RESULT_FOLLOWERS = frozenset("by on for with as in after at against vs versus the a this that again today by".split())
+
+
+def _compound(toks: list[str], i: int, line: str) -> bool:
+    if i + 1 >= len(toks) or toks[i + 1].isdigit():
+        return False
+    if i == 0 and toks[1] in ("a", "an", "the", "this", "that"):
+        return True  # an imperative: "Draw a card", "Win the next round"
+    word = re.escape(toks[i])
+    if re.search(rf"\b{word}\b\s*[:!.,;—–-]", line.lower()):
+        return False  # "Winner: Kazimir", "Victory!", "Draw — by agreement"
+    return toks[i + 1] not in _RESULT_FOLLOWERS and toks[i + 1] not in ALL_WORDS
+
+
+def _finish(
+    kind: str, toks: list[str], i: int, line: str, you: frozenset[str], *, phrase: bool = False
+) -> Outcome | None:
     if kind in ("concede", WIN, LOSS, DRAW):
-        if len(toks) > MAX_CONTEST_WORDS:
+        if len(toks) > MAX_CONTEST_WORDS or (not phrase and _compound(toks, i, line)):
             return None
+        if toks[i] == "winner" and i + 1 < len(toks):
+            mine = toks[i + 1] in you or toks[i + 1] == "you"
+            return Outcome(WIN if mine else LOSS, "you" if mine else "other", line)
         subject = _subject(toks, i, you)
         if kind == DRAW:
             return Outcome(DRAW, "", line)
@@ -192,20 +228,20 @@ def for_family(word: str, family: str) -> str:
     return word
 
 
-def side_tokens(lines: list[str]) -> frozenset[str]:
-    """The user's own side in a contest, from lines that put "you" next to a name or colour:
-    "White (you)", "You play Black", "Playing as Red - you". Returns lower-case tokens (may be empty)."""
+def side_tokens(lines: list[str], owner_names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The user's own side in a contest, from lines that put "you" (or the owner's name) next to a name or
+    colour: "White (you)", "You play Black", "Red: Dana Whitfield". Returns lower-case tokens (may be empty)."""
     out: set[str] = set()
     for line in lines:
         toks = tokens(line)
-        if "you" not in toks or len(toks) > 6:
+        if not ("you" in toks or set(toks) & owner_names) or len(toks) > 6:
             continue
-        rest = [t for t in toks if t not in _SIDE_STOP and not t.isdigit() and len(t) > 2]
+        rest = [t for t in toks if t not in _SIDE_STOP and t not in owner_names and not t.isdigit() and len(t) > 2]
         if len(rest) == 1:
             out.add(rest[0])
     return frozenset(out)
 
 
-_SIDE_STOP = frozenset(
-    "you are play playing plays as with the your side team colour color is me vs versus".split()
-) | ALL_WORDS
+_SIDE_STOP = (
+    frozenset("you are play playing plays as with the your side team colour color is me vs versus".split()) | ALL_WORDS
+)

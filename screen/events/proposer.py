@@ -123,7 +123,9 @@ class ProposalPass:
             if event.outcome in CONTEST or reading.outcome in CONTEST:
                 continue
             family = attrs.get("family", event.event_type)
-            if not (family == reading.family or family.split(".", 1)[0] == namespace or attrs.get("ctx") == span["ctx"]):
+            if not (
+                family == reading.family or family.split(".", 1)[0] == namespace or attrs.get("ctx") == span["ctx"]
+            ):
                 continue
             shared_ids = reading.ids & set(attrs.get("ids") or [])
             shared = reading.tokens & set(attrs.get("tokens") or [])
@@ -178,7 +180,12 @@ class ProposalPass:
 
             attrs["score"] = next((s for s in map(score_in, span["seen"].values()) if s), "") if reading.final else ""
         outcome = reading.outcome
-        if base is not None and base.outcome == FAILURE and outcome not in (FAILURE, "") and reading.polarity != NEGATIVE:
+        if (
+            base is not None
+            and base.outcome == FAILURE
+            and outcome not in (FAILURE, "")
+            and reading.polarity != NEGATIVE
+        ):
             outcome = RESOLVED  # a later success of the same activity resolves the earlier failure
         if outcome == "" and ended and is_standalone(reading.family):
             outcome = "completed"
@@ -211,8 +218,15 @@ class ProposalPass:
     def _create(self, span: dict, reading: SpanReading, *, ended: bool) -> None:
         if reading.problem is not None:
             # Record the problem as it was first seen, then its resolution: the revision history tells it.
-            first = SpanReading(family=reading.family, outcome=FAILURE, final=reading.problem,
-                                tokens=reading.tokens, ids=reading.ids, sides=reading.sides, speech=reading.speech)
+            first = SpanReading(
+                family=reading.family,
+                outcome=FAILURE,
+                final=reading.problem,
+                tokens=reading.tokens,
+                ids=reading.ids,
+                sides=reading.sides,
+                speech=reading.speech,
+            )
             cut = dict(span, last=reading.problem["at"], last_frame=reading.problem["frame"])
             self._create(cut, first, ended=False)
             event = self._event_of(span)
@@ -233,14 +247,18 @@ class ProposalPass:
             **fields,
         )
         lines = [reading.final["line"]] if reading.final else []
-        event, created = create_event(owner=self.owner, draft=llm.refine(draft, lines + list(span["seen"].values())[:19]))
+        event, created = create_event(
+            owner=self.owner, draft=llm.refine(draft, lines + list(span["seen"].values())[:19])
+        )
         if not created:
             return
         self._attach(event, span, reading)
         self.report.created.append(event.pk)
         self.report.dates.add(event.local_date)
 
-    def _continue(self, event: ScreenEvent, span: dict, reading: SpanReading, *, ended: bool, own: bool = False) -> None:
+    def _continue(
+        self, event: ScreenEvent, span: dict, reading: SpanReading, *, ended: bool, own: bool = False
+    ) -> None:
         if not reading.outcome and event.outcome and not own:
             return
         if event.status in (ScreenEvent.Status.REJECTED,):
@@ -293,7 +311,9 @@ class ProposalPass:
             a = reading.final
             ref = {"kind": "ocr", "frame_id": a["frame"], "at": a["at"], "excerpt": a["line"]}
             who = f" ({reading.subject})" if reading.subject else ""
-            out.append(AssertionDraft(f"Outcome shown: {a['line']}{who}", Assertion.ContentRole.SYSTEM_OUTPUT, 0.85, [ref]))
+            out.append(
+                AssertionDraft(f"Outcome shown: {a['line']}{who}", Assertion.ContentRole.SYSTEM_OUTPUT, 0.85, [ref])
+            )
         for command in span["commands"][:2]:
             out.append(AssertionDraft(f"Ran `{command}`", Assertion.ContentRole.USER_AUTHORED, 0.7, []))
         for s in reading.speech[:MAX_SPEECH_ASSERTIONS]:
@@ -301,7 +321,9 @@ class ProposalPass:
             out.append(AssertionDraft(f"{s.speaker} said: {s.text}", s.role, 0.6, [ref]))
         for line in span.get("assistant_lines", [])[:2]:
             ref = {"kind": "ocr", "excerpt": line}
-            out.append(AssertionDraft(f"Assistant pane showed: {line}", Assertion.ContentRole.ASSISTANT_OUTPUT, 0.2, [ref]))
+            out.append(
+                AssertionDraft(f"Assistant pane showed: {line}", Assertion.ContentRole.ASSISTANT_OUTPUT, 0.2, [ref])
+            )
         return out
 
     def _attach(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
@@ -328,12 +350,22 @@ class ProposalPass:
                 excerpt = ref.text
                 if ref.at == at:
                     frame = evidence.fetch_frame(
-                        owner=self.owner, source=self.source, client=self.client, ref=ref,
-                        reason=f"{role} of {event.event_type}", event=event,
+                        owner=self.owner,
+                        source=self.source,
+                        client=self.client,
+                        ref=ref,
+                        reason=f"{role} of {event.event_type}",
+                        event=event,
                     )
         attach_evidence(
-            event=event, role=role, at=at, excerpt=excerpt, frame_id=anchor["frame"], frame=frame,
-            app_name=span["app"], window_name=span["window"],
+            event=event,
+            role=role,
+            at=at,
+            excerpt=excerpt,
+            frame_id=anchor["frame"],
+            frame=frame,
+            app_name=span["app"],
+            window_name=span["window"],
         )
 
 

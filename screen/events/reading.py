@@ -17,10 +17,10 @@ from screen.events import families
 from screen.events.outcomes import (
     COMPLETED,
     CONTEST,
-    ORDER,
     DELIVERED,
     FAILURE,
     MIXED,
+    ORDER,
     POLARITY,
     RESOLVED,
     SUBSTITUTED,
@@ -87,6 +87,11 @@ def _chrome(span: dict, anchor: dict) -> bool:
     )
 
 
+def _numbers(text: str) -> set[str]:
+    """Run and item numbers of three or more digits ("Pipeline 772", "#1043")."""
+    return set(re.findall(r"(?<![\d.:])\d{3,}(?![\d.:])", text or ""))
+
+
 def ids_in(texts: list[str]) -> set[str]:
     """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit; bare numbers of up to
     four digits (years, times, counters) are not identifiers."""
@@ -102,7 +107,7 @@ def ids_in(texts: list[str]) -> set[str]:
 
 def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     seen = list(span["seen"].values())
-    sides = side_tokens(seen + span.get("prelude", []))
+    sides = side_tokens(seen + span.get("prelude", []), owner_names)
     you = sides | owner_names
     found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
     final = found[-1] if found else None
@@ -110,6 +115,10 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
         # Several outcome lines in the final frame: the most specific outcome (a failed job fails the run),
         # and of its lines the first in reading order.
         last = [f for f in found if f[0]["frame"] == final[0]["frame"]]
+        # The window title or URL names the current item ("Run 772"): its own status beats a listed one.
+        named = ids_in([span["window"], span["url"]]) | _numbers(span["window"])
+        own = [f for f in last if (ids_in([f[0]["line"]]) | _numbers(f[0]["line"])) & named]
+        last = own or last
         rank = {w: i for i, w in enumerate(ORDER)}
         best = min(rank.get(o.word, len(rank)) for _, o in last)
         final = next(f for f in last if rank.get(f[1].word, len(rank)) == best)

@@ -230,7 +230,9 @@ def _audio(a) -> dict:
             "tags": [],
             "device_name": _device(a),
             "device_type": a.device_type,
-            "speaker": {"id": sum(map(ord, a.speaker)) % 1000, "name": a.speaker, "metadata": ""} if a.speaker else None,
+            "speaker": {"id": sum(map(ord, a.speaker)) % 1000, "name": a.speaker, "metadata": ""}
+            if a.speaker
+            else None,
             "start_time": 0.0,
             "end_time": 4.0,
         },

@@ -55,25 +55,60 @@ def grocery_order() -> Scripted:
     shop = {"app": "Firefox"}
     site = "https://www.larkspurgrocer.example"
     segs = [
-        Segment(**shop, window="Your basket — Larkspur Grocer", url=f"{site}/basket", every=10, seconds=8 * 60,
-                text="Your basket\nRolled oats 1kg $4.29\nOat milk 1L $2.99\nSourdough loaf $5.50\n"
-                     "Subtotal $12.78\nCheckout"),
-        Segment(**shop, window="Checkout — Larkspur Grocer", url=f"{site}/checkout", every=10, seconds=4 * 60,
-                text="Delivery slot\nTomorrow 12:00-14:00\nPay with card ending 4417\nPlace order"),
-        Segment(**shop, window="Order LG-58213 — Larkspur Grocer", url=f"{site}/orders/LG-58213", every=10,
-                seconds=2 * 60,
-                text="Order LG-58213 placed\nThank you, we will deliver tomorrow 12:00-14:00\nOrder total $12.78"),
-        Segment(app="Notes", window="Week plan", text="Week plan\nsoup on Tuesday\nline {n}", every=15,
-                seconds=10 * 60, pause=15 * 3600),  # overnight: nothing on screen
-        Segment(**shop, window="Order LG-58213 — Larkspur Grocer", url=f"{site}/orders/LG-58213", every=10,
-                seconds=3 * 60, pause=80 * 60,
-                text="Order LG-58213\nOut for delivery\nDriver: Tomasz\nArriving 12:40-13:10"),
-        Segment(**shop, window="Order LG-58213 — Larkspur Grocer", url=f"{site}/orders/LG-58213", every=10,
-                seconds=3 * 60,
-                text="Order LG-58213 delivered\n1 item substituted: Oat milk 1L for Soy milk 1L\n"
-                     "Delivered at 13:02\nRate your delivery"),
-        Segment(app="Notes", window="Week plan", text="Week plan\nsoup on Tuesday\nbread {n}", every=15,
-                seconds=5 * 60),
+        Segment(
+            **shop,
+            window="Your basket — Larkspur Grocer",
+            url=f"{site}/basket",
+            every=10,
+            seconds=8 * 60,
+            text="Your basket\nRolled oats 1kg $4.29\nOat milk 1L $2.99\nSourdough loaf $5.50\n"
+            "Subtotal $12.78\nCheckout",
+        ),
+        Segment(
+            **shop,
+            window="Checkout — Larkspur Grocer",
+            url=f"{site}/checkout",
+            every=10,
+            seconds=4 * 60,
+            text="Delivery slot\nTomorrow 12:00-14:00\nPay with card ending 4417\nPlace order",
+        ),
+        Segment(
+            **shop,
+            window="Order LG-58213 — Larkspur Grocer",
+            url=f"{site}/orders/LG-58213",
+            every=10,
+            seconds=2 * 60,
+            text="Order LG-58213 placed\nThank you, we will deliver tomorrow 12:00-14:00\nOrder total $12.78",
+        ),
+        Segment(
+            app="Notes",
+            window="Week plan",
+            text="Week plan\nsoup on Tuesday\nline {n}",
+            every=15,
+            seconds=10 * 60,
+            pause=15 * 3600,
+        ),  # overnight: nothing on screen
+        Segment(
+            **shop,
+            window="Order LG-58213 — Larkspur Grocer",
+            url=f"{site}/orders/LG-58213",
+            every=10,
+            seconds=3 * 60,
+            pause=80 * 60,
+            text="Order LG-58213\nOut for delivery\nDriver: Tomasz\nArriving 12:40-13:10",
+        ),
+        Segment(
+            **shop,
+            window="Order LG-58213 — Larkspur Grocer",
+            url=f"{site}/orders/LG-58213",
+            every=10,
+            seconds=3 * 60,
+            text="Order LG-58213 delivered\n1 item substituted: Oat milk 1L for Soy milk 1L\n"
+            "Delivered at 13:02\nRate your delivery",
+        ),
+        Segment(
+            app="Notes", window="Week plan", text="Week plan\nsoup on Tuesday\nbread {n}", every=15, seconds=5 * 60
+        ),
     ]
     truth = Truth(
         family="purchase.order",
@@ -84,8 +119,11 @@ def grocery_order() -> Scripted:
         evidence="delivered",
         attrs={"detail": "substituted"},
     )
-    collects = [datetime(2026, 6, 8, 21, 0, tzinfo=tz), datetime(2026, 6, 9, 12, 0, tzinfo=tz),
-                _at(start, segs, 6, end=True) + timedelta(minutes=1)]
+    collects = [
+        datetime(2026, 6, 8, 21, 0, tzinfo=tz),
+        datetime(2026, 6, 9, 12, 0, tzinfo=tz),
+        _at(start, segs, 6, end=True) + timedelta(minutes=1),
+    ]
     return Scripted("America/Chicago", "Dana Whitfield", segs, start, [truth], collects)
 
 
@@ -94,24 +132,46 @@ def pipeline_fix() -> Scripted:
     tz = ZoneInfo("Europe/Berlin")
     start = datetime(2026, 6, 10, 10, 0, tzinfo=tz)
     ci = {"app": "Chromium", "url": "https://builds.brambleworks.example/heron/pipelines/771"}
-    failed = ("heron / main\nPipeline 771 failed\nlint passed\nunit-tests failed: test_parse_dates\n"
-              "Recent pipelines\n770 main passed 2h ago\n769 main passed yesterday")
+    failed = (
+        "heron / main\nPipeline 771 failed\nlint passed\nunit-tests failed: test_parse_dates\n"
+        "Recent pipelines\n770 main passed 2h ago\n769 main passed yesterday"
+    )
     segs = [
         Segment(**ci, window="Pipeline 771 · heron · Brambleworks", text=failed, every=10, seconds=6 * 60),
-        Segment(app="Code", window="dates.py — heron", every=10, seconds=50 * 60,
-                text="heron/dates.py\ndef parse_dates(text):\n    return [parse(t) for t in split(text)]\nLn {n}"),
+        Segment(
+            app="Code",
+            window="dates.py — heron",
+            every=10,
+            seconds=50 * 60,
+            text="heron/dates.py\ndef parse_dates(text):\n    return [parse(t) for t in split(text)]\nLn {n}",
+        ),
         Segment(**ci, window="Pipeline 771 · heron · Brambleworks", text=failed, every=10, seconds=2 * 60),
-        Segment(app="Code", window="dates.py — heron", every=10, seconds=90 * 60,
-                text="heron/dates.py\ndef parse_dates(text, tz=None):\n    return [parse(t, tz) for t in split(text)]"
-                     "\nLn {n}"),
-        Segment(app="Chromium", url="https://builds.brambleworks.example/heron/pipelines/772",
-                window="Pipeline 772 · heron · Brambleworks", every=10, seconds=6 * 60,
-                text="heron / main\nPipeline 772 running\nlint running\nunit-tests queued\nRecent pipelines\n"
-                     "771 main failed 2h ago\n770 main passed 4h ago"),
-        Segment(app="Chromium", url="https://builds.brambleworks.example/heron/pipelines/772",
-                window="Pipeline 772 · heron · Brambleworks", every=10, seconds=3 * 60,
-                text="heron / main\nPipeline 772 passed\nlint passed\nunit-tests passed\nRecent pipelines\n"
-                     "771 main failed 2h ago\n770 main passed 4h ago"),
+        Segment(
+            app="Code",
+            window="dates.py — heron",
+            every=10,
+            seconds=90 * 60,
+            text="heron/dates.py\ndef parse_dates(text, tz=None):\n    return [parse(t, tz) for t in split(text)]"
+            "\nLn {n}",
+        ),
+        Segment(
+            app="Chromium",
+            url="https://builds.brambleworks.example/heron/pipelines/772",
+            window="Pipeline 772 · heron · Brambleworks",
+            every=10,
+            seconds=6 * 60,
+            text="heron / main\nPipeline 772 running\nlint running\nunit-tests queued\nRecent pipelines\n"
+            "771 main failed 2h ago\n770 main passed 4h ago",
+        ),
+        Segment(
+            app="Chromium",
+            url="https://builds.brambleworks.example/heron/pipelines/772",
+            window="Pipeline 772 · heron · Brambleworks",
+            every=10,
+            seconds=3 * 60,
+            text="heron / main\nPipeline 772 passed\nlint passed\nunit-tests passed\nRecent pipelines\n"
+            "771 main failed 2h ago\n770 main passed 4h ago",
+        ),
         Segment(app="Code", window="README.md — heron", every=10, seconds=20 * 60, text="# heron\nusage {n}"),
     ]
     truth = Truth(
@@ -122,8 +182,11 @@ def pipeline_fix() -> Scripted:
         end=_at(start, segs, 5, end=True),
         evidence="Pipeline 772 passed",
     )
-    collects = [_at(start, segs, 1) + timedelta(minutes=5), _at(start, segs, 2, end=True) + timedelta(minutes=2),
-                _at(start, segs, 6, end=True) + timedelta(minutes=1)]
+    collects = [
+        _at(start, segs, 1) + timedelta(minutes=5),
+        _at(start, segs, 2, end=True) + timedelta(minutes=2),
+        _at(start, segs, 6, end=True) + timedelta(minutes=1),
+    ]
     return Scripted("Europe/Berlin", "Dana Whitfield", segs, start, [truth], collects)
 
 
@@ -135,8 +198,7 @@ def board_games() -> Scripted:
     lobby = "Castellan\nPlay online\nRapid 10+0\nFind opponent\nPlayers online {k}"
 
     def board(me: str, them: str, name: str, turn: str) -> str:
-        return (f"{me} (you) 0:{{m}}\n{them}: {name} 0:{{m}}\nMove {{n}}\n{turn}\nOffer draw\nResign\n"
-                "a b c d e f g h")
+        return f"{me} (you) 0:{{m}}\n{them}: {name} 0:{{m}}\nMove {{n}}\n{turn}\nOffer draw\nResign\na b c d e f g h"
 
     def play(me, them, name, minutes):
         out = []
@@ -158,13 +220,24 @@ def board_games() -> Scripted:
     segs.append(Segment(**game, text=lobby, seconds=60))
     segs.append(Segment(app="Thunderbird", window="Inbox", text="Inbox\nNewsletter {n}", seconds=10 * 60, every=15))
     truths = [
-        Truth("game.match", "win", "positive", _at(start, segs, g1), _at(start, segs, r1, end=True),
-              "Black resigned", {"outcome_subject": "other"}),
-        Truth("game.match", "draw", "neutral", _at(start, segs, g2), _at(start, segs, r2, end=True),
-              "Draw by repetition"),
+        Truth(
+            "game.match",
+            "win",
+            "positive",
+            _at(start, segs, g1),
+            _at(start, segs, r1, end=True),
+            "Black resigned",
+            {"outcome_subject": "other"},
+        ),
+        Truth(
+            "game.match", "draw", "neutral", _at(start, segs, g2), _at(start, segs, r2, end=True), "Draw by repetition"
+        ),
     ]
-    collects = [_at(start, segs, g1 + 8), _at(start, segs, g2 + 5), _at(start, segs, len(segs) - 1, end=True)
-                + timedelta(minutes=1)]
+    collects = [
+        _at(start, segs, g1 + 8),
+        _at(start, segs, g2 + 5),
+        _at(start, segs, len(segs) - 1, end=True) + timedelta(minutes=1),
+    ]
     return Scripted("America/Sao_Paulo", "Dana Whitfield", segs, start, truths, collects)
 
 
@@ -175,22 +248,48 @@ def checkin_and_bill() -> Scripted:
     air = {"app": "Firefox", "url": "https://www.aureliaair.example/checkin/QX7L2M"}
     pay = {"app": "Firefox", "url": "https://pay.northwickwater.example/bills/june"}
     segs = [
-        Segment(**air, window="Online check-in — Aurelia Air", every=10, seconds=10 * 60,
-                text="Online check-in\nFlight AU 311 to Lisbon\nPassenger: Dana Whitfield\nSelect your seat"),
-        Segment(**air, window="Online check-in — Aurelia Air", every=10, seconds=8 * 60,
-                text="Seat 14C selected\nBaggage: 1 x 23kg\nConfirm check-in"),
-        Segment(**air, window="Boarding pass — Aurelia Air", every=10, seconds=6 * 60,
-                text="You're checked in\nBoarding pass ready\nFlight AU 311 gate opens 06:40\nBooking ref QX7L2M"),
-        Segment(**pay, window="Pay your bill — Northwick Water", every=10, seconds=5 * 60,
-                text="Water bill June\nAmount due $84.20\nDue date 15 June\nPay now"),
-        Segment(**pay, window="Payment — Northwick Water", every=10, seconds=2 * 60,
-                text="Payment successful\nYou paid $84.20\nReference NW-449021"),
+        Segment(
+            **air,
+            window="Online check-in — Aurelia Air",
+            every=10,
+            seconds=10 * 60,
+            text="Online check-in\nFlight AU 311 to Lisbon\nPassenger: Dana Whitfield\nSelect your seat",
+        ),
+        Segment(
+            **air,
+            window="Online check-in — Aurelia Air",
+            every=10,
+            seconds=8 * 60,
+            text="Seat 14C selected\nBaggage: 1 x 23kg\nConfirm check-in",
+        ),
+        Segment(
+            **air,
+            window="Boarding pass — Aurelia Air",
+            every=10,
+            seconds=6 * 60,
+            text="You're checked in\nBoarding pass ready\nFlight AU 311 gate opens 06:40\nBooking ref QX7L2M",
+        ),
+        Segment(
+            **pay,
+            window="Pay your bill — Northwick Water",
+            every=10,
+            seconds=5 * 60,
+            text="Water bill June\nAmount due $84.20\nDue date 15 June\nPay now",
+        ),
+        Segment(
+            **pay,
+            window="Payment — Northwick Water",
+            every=10,
+            seconds=2 * 60,
+            text="Payment successful\nYou paid $84.20\nReference NW-449021",
+        ),
         Segment(app="Notes", window="Trip", text="Trip\npack charger\nline {n}", every=15, seconds=20 * 60),
     ]
     truths = [
         Truth("travel.check_in", "confirmed", "positive", start, _at(start, segs, 2, end=True), "checked in"),
-        Truth("finance.bill_payment", "paid", "positive", _at(start, segs, 3), _at(start, segs, 4, end=True),
-              "You paid"),
+        Truth(
+            "finance.bill_payment", "paid", "positive", _at(start, segs, 3), _at(start, segs, 4, end=True), "You paid"
+        ),
     ]
     collects = [datetime(2026, 6, 15, 0, 5, tzinfo=tz), _at(start, segs, 5, end=True) + timedelta(minutes=1)]
     return Scripted("Pacific/Auckland", "Dana Whitfield", segs, start, truths, collects)
@@ -206,27 +305,39 @@ def call_with_assistant() -> Scripted:
     call = {"app": "Parley", "window": "Spring offsite planning — Parley", "every": 10}
     ui = "Spring offsite planning\nParticipants (3)\nMute\nStop video\nShare screen\nLeave call\nRecording {m}"
     segs = [
-        Segment(**call, text=ui, seconds=12 * 60, audio=[
-            (30, "I think the lakeside venue works if we stay under five thousand", "Priya", "Output"),
-            (90, "Let's get two quotes before we decide anything", "Dana", "Input"),
-            (200, "I can sign on Friday if finance agrees", "Marcus", "Output"),
-        ]),
-        Segment(app="Quill Assistant", window="Quill Assistant", every=10, seconds=2 * 60,
-                text="Suggested decision: book Harbor Hall for $4,800\nBudget approved: $4,800\n"
-                     "Marcus signs the contract\nBooking confirmed"),
-        Segment(**call, seconds=10 * 60, text=ui + "\nAI Companion\nSummary so far: venue booked for $4,800\n"
-                "Action: Marcus signs the contract", audio=[
-                    (60, "So we wait for the second quote then", "Priya", "Output"),
-                    (120, "Yes, I'll send both quotes round on Monday", "Dana", "Input"),
-                ]),
+        Segment(
+            **call,
+            text=ui,
+            seconds=12 * 60,
+            audio=[
+                (30, "I think the lakeside venue works if we stay under five thousand", "Priya", "Output"),
+                (90, "Let's get two quotes before we decide anything", "Dana", "Input"),
+                (200, "I can sign on Friday if finance agrees", "Marcus", "Output"),
+            ],
+        ),
+        Segment(
+            app="Quill Assistant",
+            window="Quill Assistant",
+            every=10,
+            seconds=2 * 60,
+            text="Suggested decision: book Harbor Hall for $4,800\nBudget approved: $4,800\n"
+            "Marcus signs the contract\nBooking confirmed",
+        ),
+        Segment(
+            **call,
+            seconds=10 * 60,
+            text=ui + "\nAI Companion\nSummary so far: venue booked for $4,800\nAction: Marcus signs the contract",
+            audio=[
+                (60, "So we wait for the second quote then", "Priya", "Output"),
+                (120, "Yes, I'll send both quotes round on Monday", "Dana", "Input"),
+            ],
+        ),
         Segment(**call, seconds=60, text="You left the meeting\nRejoin\nReturn to home"),
         Segment(app="Notes", window="Offsite", text="Offsite\nquotes by Monday\nline {n}", every=15, seconds=20 * 60),
     ]
-    truth = Truth("meeting.call", "completed", "positive", start, _at(start, segs, 3, end=True),
-                  "You left the meeting")
+    truth = Truth("meeting.call", "completed", "positive", start, _at(start, segs, 3, end=True), "You left the meeting")
     collects = [_at(start, segs, 2) + timedelta(minutes=3), _at(start, segs, 4, end=True) + timedelta(minutes=1)]
-    return Scripted("Europe/London", "Dana Whitfield", segs, start, [truth], collects,
-                    forbidden=ASSISTANT_INVENTIONS)
+    return Scripted("Europe/London", "Dana Whitfield", segs, start, [truth], collects, forbidden=ASSISTANT_INVENTIONS)
 
 
 ALL = {
