@@ -54,6 +54,8 @@ def _check(client, user, scripted: sessions.Scripted):
     events = list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))
     described = [(e.event_type, e.outcome, e.title) for e in events]
     assert len(events) == len(scripted.truths) == len(listed), described
+    assert [e["family"] for e in listed] == [t.family for t in scripted.truths]
+    assert [e["polarity"] for e in listed] == [t.polarity for t in scripted.truths]
     for event, truth in zip(events, scripted.truths, strict=True):
         assert event.event_type == truth.family, described
         assert event.outcome == truth.outcome, described
