@@ -37,6 +37,7 @@ class Mapping:
     assistant_markers: frozenset[str]
     assistant_ui: re.Pattern
     media: frozenset[str]
+    notifications: frozenset[str]
     standalone: frozenset[str]
     cues: dict[str, re.Pattern]
 
@@ -55,6 +56,7 @@ def mapping() -> Mapping:
         assistant_markers=frozenset(a.lower() for a in data["assistant_markers"]),
         assistant_ui=re.compile(r"\b(?:" + "|".join(re.escape(_norm(w)) for w in data["assistant_ui"]) + r")\b"),
         media=frozenset(m.lower() for m in data["media"]),
+        notifications=frozenset(n.lower() for n in data["notifications"]),
         standalone=frozenset(data["standalone"]),
         cues=cues,
     )
@@ -117,6 +119,11 @@ def is_assistant_frame(lines: list[str]) -> bool:
     """A frame of an assistant's own window, whatever the program is called: its disclaimer or composer."""
     pattern = mapping().assistant_ui
     return any(len(line) < 80 and pattern.search(_norm(line)) for line in lines)
+
+
+def is_notification(app: str) -> bool:
+    """The system's notification centre: its banners are system output about another program's activity."""
+    return bool(app_words(app) & mapping().notifications) or _norm(app) in mapping().notifications
 
 
 def is_media(app: str, url: str) -> bool:

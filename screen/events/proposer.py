@@ -31,8 +31,8 @@ from screen import evidence
 from screen.collector.client import parse_ts
 from screen.collector.signals import context_key
 from screen.events import llm
-from screen.events.families import is_standalone
-from screen.events.outcomes import CONTEST, FAILURE, NEGATIVE, RESOLVED
+from screen.events.families import is_notification, is_standalone
+from screen.events.outcomes import CONTEST, FAILURE, NEGATIVE, RESOLVED, UNSETTLED
 from screen.events.reading import SpanReading, read_span, title_for
 from screen.events.store import AssertionDraft, EventDraft, attach_evidence, create_event, revise
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
@@ -43,7 +43,7 @@ SAME_APP_HORIZON = timedelta(hours=2)
 LINK_HORIZON = timedelta(days=3)
 STALE_AFTER = timedelta(hours=6)
 PRIVATE = ("purchase", "finance")
-MAX_SPEECH_ASSERTIONS = 8
+MAX_SPEECH_ASSERTIONS = 12
 
 
 @dataclass
@@ -136,6 +136,8 @@ class ProposalPass:
             if FAILURE in (event.outcome, reading.outcome) and len(shared) >= 2:
                 if event.outcome == FAILURE or start <= ended:
                     return event
+            if is_notification(span["app"]) and event.outcome in UNSETTLED and start - ended <= LINK_HORIZON:
+                return event  # a system notification about the same kind of activity, e.g. "delivered"
             same_command = attrs.get("commands") and attrs.get("commands") == span["commands"]
             if event.outcome == FAILURE and attrs.get("ctx") == span["ctx"] and same_command:
                 if start - event.started_at <= SAME_APP_HORIZON:
@@ -280,15 +282,15 @@ class ProposalPass:
                 ended_at=fields["ended_at"], attributes=fields["attributes"], summary=fields["summary"]
             )
             event.refresh_from_db()
+            self._add_assertions(event, span, reading)
             self._attach(event, span, reading)
             return
-        new_assertions = self._assertions(span, reading) if not own or reading.outcome != event.outcome else []
         updated, changed = revise(
             event=event,
             changes=fields,
             reason=f"{reading.outcome or 'span'}: {reading.final['line'] if reading.final else span['app']}"[:200],
-            add_assertions=new_assertions[:3],
         )
+        self._add_assertions(updated, span, reading)
         if changed:
             self._attach(updated, span, reading)
             self.report.revised.append(updated.pk)
@@ -305,6 +307,32 @@ class ProposalPass:
             self._evidence(event, span, reading.final, role, image=False)
 
     # --- assertions and evidence ------------------------------------------------------------------------
+    def _add_assertions(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
+        """Assertions this span adds (a new outcome line, more speech), each once, with its own role."""
+        have = set(event.assertions.values_list("text", flat=True))
+        fresh = []
+        for a in self._assertions(span, reading):
+            if a.text[:2000] not in have:
+                have.add(a.text[:2000])
+                fresh.append(a)
+        if not fresh:
+            return
+        start = event.assertions.count()
+        Assertion.objects.bulk_create(
+            [
+                Assertion(
+                    owner=event.owner,
+                    event=event,
+                    position=start + i,
+                    text=a.text[:2000],
+                    confidence=a.confidence,
+                    content_role=a.content_role,
+                    evidence=a.evidence,
+                )
+                for i, a in enumerate(fresh[:MAX_SPEECH_ASSERTIONS])
+            ]
+        )
+
     def _assertions(self, span: dict, reading: SpanReading) -> list[AssertionDraft]:
         out = []
         if reading.final:
@@ -324,7 +352,10 @@ class ProposalPass:
             out.append(
                 AssertionDraft(f"Assistant pane showed: {line}", Assertion.ContentRole.ASSISTANT_OUTPUT, 0.2, [ref])
             )
-        return out
+        unique = {}
+        for a in out:
+            unique.setdefault(a.text[:2000], a)
+        return list(unique.values())
 
     def _attach(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
         if reading.problem is not None:

@@ -141,7 +141,7 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     )
     lowered = {w for line in seen + span.get("prelude", []) for w in re.findall(r"[a-z]+", line.lower())}
     reading.mode = next((m for m in MODES if m in lowered), "")
-    reading.speech = _speech(span, owner_names)
+    reading.speech = _speech(span, owner_names, reading.family)
     if final is None:
         return reading
     anchor, oc = final
@@ -167,13 +167,28 @@ def _secs(iso: str) -> float:
     return parse_ts(iso).timestamp()
 
 
-def _speech(span: dict, owner_names: frozenset[str]) -> list[Speech]:
+_CAPTION = re.compile(r"^([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,2}): (\S.{6,})$")
+
+
+def _is_owner(speaker: str, owner_names: frozenset[str]) -> bool:
+    words = speaker.lower().replace("(you)", " ").split()
+    return not words or set(words) <= owner_names or words[0] in ("you", "me") or speaker.lower() in owner_names
+
+
+def _speech(span: dict, owner_names: frozenset[str], family: str = "") -> list[Speech]:
+    """Audio with its speaker's role; on a call also the captions/chat lines on screen ("Priya: …")."""
     from screen.models import Assertion
 
     out = []
-    for s in span.get("speech", []):
+    items = list(span.get("speech", []))
+    if family.startswith("meeting."):
+        for line in span["seen"].values():
+            m = _CAPTION.match(line)
+            if m and len(items) < 24:
+                items.append({"at": span["last"], "text": m.group(2), "speaker": m.group(1), "device": "screen"})
+    for s in items:
         speaker = (s.get("speaker") or "").strip()
-        mine = speaker.lower() in owner_names or speaker.lower() in ("", "you", "me")
+        mine = _is_owner(speaker, owner_names)
         if (s.get("device") or "").lower() == "output":
             role, who = Assertion.ContentRole.OTHER_PERSON, speaker or "another participant"
         elif mine:
@@ -196,6 +211,8 @@ def title_for(reading: SpanReading, span: dict) -> str:
         return f"{what}: {reading.outcome} ({reading.final['line']})"[:200]
     if reading.outcome == RESOLVED and reading.problem:
         return f"Resolved: {reading.problem['line']}"[:200]
+    if families.is_standalone(reading.family):
+        return f"{what}: {window}"[:200]  # a call is named by its window, whatever its last line said
     if reading.final:
         extra = f" ({reading.detail})" if reading.detail else ""
         return f"{reading.final['line']}{extra}"[:200]
