@@ -4,8 +4,9 @@
 
 Serves ``screen.imitation.scripts.eight_hour_day`` (one OCR frame every ``--every`` seconds: 14,400 frames at
 2 s) from the local ScreenPipe imitation and collects it hour by hour for one fresh user, exactly as the
-schedule would (cursor, windows, signals, proposal pass with bounded evidence, rollups), then curates.
-Prints signals/s, events/s, the whole-day time, frame images fetched, evidence requests, and memory per hour
+schedule would (cursor, windows, signals and spans, proposal pass with bounded evidence, rollups), then
+curates.
+Prints signals/s, events/s and events per activity family, the whole-day time, frame images fetched, evidence requests, and memory per hour
 (tracemalloc current/peak and RSS) to show it stays flat. Also times the pure signal deriver alone.
 Runs in a separate database ``almanac_bench`` on the embedded server under ALMANAC_HOME (default
 /tmp/almanac-bench): never user data.
@@ -126,8 +127,11 @@ def main() -> None:
     signals = Signal.objects.filter(owner=user).count()
     events = ScreenEvent.objects.filter(owner=user)
     by_type: dict[str, int] = {}
-    for t in events.values_list("event_type", flat=True):
+    outcomes: dict[str, dict[str, int]] = {}
+    for t, outcome in events.values_list("event_type", "outcome"):
         by_type[t] = by_type.get(t, 0) + 1
+        per = outcomes.setdefault(t, {})
+        per[outcome or "none"] = per.get(outcome or "none", 0) + 1
     print(
         f"# bench/screen.py — {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}"
@@ -150,6 +154,10 @@ def main() -> None:
     )
     print(f"| evidence requests | {EvidenceRequest.objects.filter(owner=user).count()} |")
     print(f"| pure signal deriver alone | {frames / derive_seconds:,.0f} frames/s ({derived} signals) |")
+    print("\n| activity family | events | outcomes |")
+    print("|---|---|---|")
+    for t, n in sorted(by_type.items()):
+        print(f"| `{t}` | {n} | " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes[t].items())) + " |")
     print("\n| collected up to | items | signals | tracemalloc current MB | peak MB | RSS MB |")
     print("|---|---|---|---|---|---|")
     for at, items, sigs, cur, peak, rss in hourly:

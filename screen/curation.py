@@ -161,13 +161,14 @@ def _drop_content(event: ScreenEvent) -> None:
     Assertion.objects.filter(event=event).update(evidence=[])
 
 
-def _speaker_for(role: str, owner_name: str, app: str, confidence: float):
+def _speaker_for(role: str, owner_name: str, app: str, confidence: float, name: str = ""):
     from distill.conversation import Role, Speaker
 
     if role == Assertion.ContentRole.USER_AUTHORED:
         return Speaker(owner_name, is_owner=True, owner_confidence=confidence, role=Role.PERSON)
     if role == Assertion.ContentRole.OTHER_PERSON:
-        return Speaker("another person", role=Role.PERSON)
+        # Named when ScreenPipe named the speaker (a colleague on a call), never the owner.
+        return Speaker(name or "another person", role=Role.PERSON, owner_confidence=0.0)
     if role == Assertion.ContentRole.ASSISTANT_OUTPUT:
         return Speaker("assistant", role=Role.ASSISTANT)
     if role == Assertion.ContentRole.OCR_UNATTRIBUTED:
@@ -187,7 +188,8 @@ def conversation_for(event: ScreenEvent):
         for i, action in enumerate(event.user_actions or [])
     ]
     for a in event.assertions.all():
-        speaker = _speaker_for(a.content_role, owner_name, event.app_name, a.confidence)
+        named = next((e.get("speaker", "") for e in (a.evidence or []) if isinstance(e, dict)), "")
+        speaker = _speaker_for(a.content_role, owner_name, event.app_name, a.confidence, named)
         turns.append(Turn(len(turns), speaker, a.text, event.started_at, {"assertion": a.position}))
     return Conversation(
         source_key=SOURCE_KEY,

@@ -113,6 +113,7 @@ class Signal(OwnedModel):
         STATE_RETURNED = "state_returned"
         SOURCE_GAP = "source_gap"
         SOURCE_RESTART = "source_restart"
+        SPAN_ENDED = "span_ended"
 
     kind = models.CharField(max_length=24, choices=Kind.choices)
     key = models.CharField(max_length=120)
@@ -129,8 +130,8 @@ class Signal(OwnedModel):
     data = EncryptedJSONField(
         default=dict,
         blank=True,
-        keys=["added", "removed", "commands"],
-        help_text="added/removed lines (bounded), counts",
+        keys=["added", "removed", "commands", "span"],
+        help_text="added/removed lines (bounded), counts; an ended span's bounded summary",
     )
     processed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)

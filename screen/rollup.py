@@ -9,7 +9,7 @@ from django.db import transaction
 
 from screen.models import DayNote, ScreenEvent
 
-MATCH_TYPE = "game.match_completed"
+CONTEST_WORDS = {"win": "win", "victory": "win", "loss": "loss", "defeat": "loss", "draw": "draw"}
 
 
 def day_rollup(*, owner, local_date) -> dict[str, dict[str, int]]:
@@ -22,12 +22,14 @@ def day_rollup(*, owner, local_date) -> dict[str, dict[str, int]]:
 
 
 def rollup_lines(rollup: dict[str, dict[str, int]]) -> list[str]:
-    """Human lines: matches as wins-losses ("game.match_completed: 1–1"), other types as outcome counts."""
+    """Human lines: contests as wins-losses ("game.match: 1–1"), other types as outcome counts."""
     out = []
     for event_type, outcomes in rollup.items():
-        if event_type == MATCH_TYPE:
-            wins, losses = outcomes.get("victory", 0), outcomes.get("defeat", 0)
-            draws = outcomes.get("draw", 0)
+        if outcomes and set(outcomes) <= set(CONTEST_WORDS):
+            tally = {"win": 0, "loss": 0, "draw": 0}
+            for word, n in outcomes.items():
+                tally[CONTEST_WORDS[word]] += n
+            wins, losses, draws = tally["win"], tally["loss"], tally["draw"]
             out.append(f"{event_type}: {wins}–{losses}" + (f" ({draws} draws)" if draws else ""))
         else:
             out.append(f"{event_type}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))

@@ -65,6 +65,9 @@ class EventOut(Schema):
     title: str
     summary: str
     outcome: str
+    family: str  # the activity family (``travel.check_in``); the event type is the family
+    polarity: str  # positive | negative | neutral | mixed | "" (no outcome yet)
+    outcome_subject: str  # contests: "you" | "other"
     status: str
     started_at: datetime
     ended_at: datetime | None

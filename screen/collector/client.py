@@ -58,6 +58,7 @@ class Item:
     url: str = ""
     device: str = ""
     speaker: str = ""
+    device_type: str = ""  # audio: "Input" (this machine's microphone) | "Output" (what its speakers played)
 
     @property
     def sort_key(self) -> tuple:
@@ -91,6 +92,7 @@ def to_item(raw: dict) -> Item | None:
                 c.get("transcription") or "",
                 device=c.get("device_name") or "",
                 speaker=speaker,
+                device_type=c.get("device_type") or "",
             )
         if kind == "UI":
             return Item(

@@ -181,7 +181,7 @@ def _collect_locked(
                 run.signals += _commit_window(source, deriver, drafts, items[-1])
                 run.items += len(items)
                 run.gaps += deriver.gaps
-                report = propose(owner=owner, source=source, client=client)
+                report = propose(owner=owner, source=source, client=client, open_spans=deriver.open_spans())
                 run.events_created += len(report.created)
                 run.events_revised += len(report.revised)
                 if report.dates:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
+from screen.collector.spans import SpanTracker, span_context
 from screen.text import diff_lines, fingerprint, line_hash, lines_of, normalize_line
 
 IDLE_AFTER = timedelta(minutes=5)  # no new frame for this long: the screen did not change (ScreenPipe skips dupes)
@@ -72,9 +73,18 @@ class SignalDeriver:
         self.missing = 0
         self.gaps = 0
         self.restarts = 0
+        self.spans = SpanTracker(self.state)
+
+    def open_spans(self) -> list[dict]:
+        """Spans still unfolding (their context is on screen or was within ``spans.LEAVE``)."""
+        return self.spans.open_spans()
 
     # --- main entry -------------------------------------------------------------------------------------
     def feed(self, item: Item) -> list[SignalDraft]:
+        if item.kind == "Audio":
+            last = self.state.get("last")
+            self.spans.audio(item, span_context(last["app"], last["url"]) if last else None)
+            return []
         if item.kind != "OCR":
             return []
         st = self.state
@@ -101,6 +111,7 @@ class SignalDeriver:
             returned = self._returning(fp, last)
             if returned:
                 out.append(self._draft("state_returned", item, last, fp, returned))
+        out.extend(self._span_signal(span) for span in self.spans.frame(item, lines, norm))
         novel = self._novel(norm, item.at)
         if novel:
             out.append(self._draft("novel_anchor", item, last, fp, {"lines": novel}))
@@ -132,6 +143,20 @@ class SignalDeriver:
             after_at=item.at,
             fingerprint=fp,
             data=data,
+        )
+
+    def _span_signal(self, span: dict) -> SignalDraft:
+        return SignalDraft(
+            kind="span_ended",
+            occurred_at=parse_ts(span["last"]),
+            app_name=span["app"],
+            window_name=(span["windows"] or [""])[0],
+            url=span["url"],
+            before_frame=span["start_frame"],
+            before_at=parse_ts(span["start"]),
+            after_frame=span["last_frame"],
+            after_at=parse_ts(span["last"]),
+            data={"span": span},
         )
 
     def _diff_data(self, diff, last: dict) -> dict:

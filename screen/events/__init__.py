@@ -1,1 +1,2 @@
-"""Event discovery: anchors, packs, the proposal pass, the optional LLM refiner and the event store."""
+"""Event discovery: spans read into activity families and outcomes, the proposal pass, the optional LLM namer
+and the event store."""

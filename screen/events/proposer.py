@@ -1,18 +1,21 @@
-"""The proposal pass: new signals + open events -> created, revised or untouched events.
+"""The proposal pass: spans (ended ones as ``span_ended`` signals, open ones from the deriver's state) ->
+created, revised or untouched events.
 
-Deterministic by default: anchors (results, errors, completions, confirmations; ``anchors.py``) become events
-with an open-ended namespaced type ``<domain>.<what>``; packs (``packs.py``) claim what they know better. An
-LLM, when configured, may only rename/summarise a deterministic draft (``llm.py``), never invent one.
+One event per activity, not per anchor. A span with an outcome (or of a standalone family such as a call)
+becomes an event typed by its activity family (``reading.py``), from the span's start to its end; anchors inside
+it are its evidence (the first failure as the problem, later steps as context, the final one as the outcome).
+A later span that continues the same activity revises the same event instead of making a new one:
 
-Reconciliation against open events:
-- an error whose distinctive words (or program, within two hours) match an open problem is more evidence for it;
-- a later completion/confirmation matching an open problem *revises that problem to resolved* (one event, not
-  two) - even from another program when the words match;
-- the same outcome line again in the same context within ``ROUTINE`` is routine progress: nothing;
+- a span with the same family (or namespace, or context) sharing an identifier (order or booking number) or,
+  while the earlier outcome is unsettled (a failure, a placed order, a shipment), two distinctive words; a
+  failure followed by a success becomes ``resolved``; contests (win/loss/draw) never merge: each match is its
+  own event;
+- the same outcome line again in the same context within ``ROUTINE`` is routine progress (the same event);
 - ``close_stale`` closes problems that got no outcome within ``STALE_AFTER`` (an explicit pass).
 
-Each signal is handled in its own transaction together with its ``processed`` flag; events are keyed by their
-anchor signal, so a crash and a re-run neither lose nor duplicate anything.
+Each signal is handled in its own transaction with its ``processed`` flag; events are keyed by their first span,
+so a crash and a re-run neither lose nor duplicate anything. An LLM, when configured, may only rename and
+summarise a deterministic draft (``llm.py``), never invent one.
 """
 
 from __future__ import annotations
@@ -23,21 +26,24 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.services import get_settings
 from screen import evidence
+from screen.collector.client import parse_ts
 from screen.collector.signals import context_key
 from screen.events import llm
-from screen.events.anchors import Anchor, anchor_of
-from screen.events.packs import PACKS
+from screen.events.families import is_notification, is_standalone
+from screen.events.outcomes import CONTEST, FAILURE, NEGATIVE, RESOLVED, UNSETTLED
+from screen.events.reading import SpanReading, read_span, title_for
 from screen.events.store import AssertionDraft, EventDraft, attach_evidence, create_event, revise
-from screen.models import EventEvidence, ScreenEvent, Signal
-from screen.text import Cue
+from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
 
 BATCH = 500
 ROUTINE = timedelta(minutes=10)
 SAME_APP_HORIZON = timedelta(hours=2)
-TOKEN_HORIZON = timedelta(hours=8)
+LINK_HORIZON = timedelta(days=3)
 STALE_AFTER = timedelta(hours=6)
-NAMES = {Cue.COMPLETION: "task_completed", Cue.CONFIRMATION: "action_confirmed", Cue.RESULT: "result_recorded"}
+PRIVATE = ("purchase", "finance")
+MAX_SPEECH_ASSERTIONS = 12
 
 
 @dataclass
@@ -49,9 +55,13 @@ class PassReport:
 
 
 class ProposalPass:
-    def __init__(self, *, owner, source, client):
+    def __init__(self, *, owner, source, client, open_spans=()):
         self.owner, self.source, self.client = owner, source, client
+        self.open_spans = list(open_spans)
         self.report = PassReport()
+        settings = get_settings(owner)
+        names = {owner.get_username().lower(), *(settings.display_name or "").lower().split()}
+        self.owner_names = frozenset(n for n in names if n)
 
     def run(self) -> PassReport:
         while True:
@@ -63,265 +73,372 @@ class ProposalPass:
                     # Claim the signal: a concurrent pass that got it first makes this one skip it.
                     if not Signal.objects.filter(pk=sig.pk, processed=False).update(processed=True):
                         continue
-                    self.handle(sig)
+                    if sig.kind == Signal.Kind.SPAN_ENDED and sig.data.get("span"):
+                        self.handle_span(sig.data["span"], ended=True)
                 self.report.signals += 1
+        for span in self.open_spans:
+            with transaction.atomic():
+                self.handle_span(span, ended=False)
         return self.report
 
-    # --- per signal -------------------------------------------------------------------------------------
-    def handle(self, sig: Signal) -> None:
-        anchor = anchor_of(sig)
-        if anchor is None:
+    # --- one span ---------------------------------------------------------------------------------------
+    def handle_span(self, span: dict, *, ended: bool) -> None:
+        if span.get("assistant"):
+            return  # an assistant's text is never what happened
+        reading = read_span(span, owner_names=self.owner_names)
+        if not reading.outcome and not is_standalone(reading.family):
             return
-        for pack in PACKS:
-            if pack.claims(anchor):
-                lobby = self._lines_before(anchor, pack)
-                draft = pack.draft(self.owner, anchor, lobby_lines=lobby)
-                if draft is not None:
-                    self._create_outcome(draft, anchor)
+        event = self._event_of(span)
+        if event is None:
+            event = self._linked(span, reading)
+            if event is not None and reading.outcome == FAILURE and event.outcome != FAILURE:
+                self._more_evidence(event, span, reading)  # the problem seen elsewhere before it was fixed
                 return
-        if anchor.cue == Cue.ERROR:
-            self._problem(anchor)
-        elif anchor.cue in (Cue.COMPLETION, Cue.CONFIRMATION):
-            problem = self._open_problem(anchor)
-            if problem is not None:
-                self._resolve(problem, anchor)
-            elif (step := self._problem_in_progress(anchor)) is not None:
-                # A step on the way to a fix (another command in the same program): context, not a new event.
-                attach_evidence(
-                    event=step,
-                    role=EventEvidence.Role.CONTEXT,
-                    at=anchor.at,
-                    excerpt="\n".join(anchor.lines),
-                    frame_id=anchor.signal.after_frame,
-                    app_name=anchor.signal.app_name,
-                    window_name=anchor.signal.window_name,
-                )
-            elif not self._routine(anchor):
-                self._create_outcome(self._generic_draft(anchor), anchor)
-        elif anchor.cue == Cue.RESULT and not self._routine(anchor):
-            self._create_outcome(self._generic_draft(anchor), anchor)
+            if event is not None:
+                self._continue(event, span, reading, ended=ended)
+                return
+            self._create(span, reading, ended=ended)
+        else:
+            self._continue(event, span, reading, ended=ended, own=event.key == _key(span))
 
-    def _lines_before(self, anchor: Anchor, pack) -> list[str]:
-        start = pack.match_start(self.owner, anchor)
-        refs = evidence.ocr_between(
-            owner=self.owner,
-            client=self.client,
-            start=start - timedelta(minutes=3),
-            end=start,
-            max_items=3,
-            max_chars=800,
+    def _event_of(self, span: dict) -> ScreenEvent | None:
+        qs = ScreenEvent.objects.owned_by(self.owner)
+        return qs.filter(key=_key(span)).first() or qs.filter(attributes__spans__contains=[span["id"]]).first()
+
+    def _linked(self, span: dict, reading: SpanReading) -> ScreenEvent | None:
+        start = parse_ts(span["start"])
+        candidates = (
+            ScreenEvent.objects.owned_by(self.owner)
+            .visible()
+            .filter(started_at__lt=start, started_at__gte=start - LINK_HORIZON)
+            .order_by("-started_at")[:40]
         )
-        return [line for ref in refs for line in ref.text.splitlines()]
+        namespace = reading.family.split(".", 1)[0]
+        for event in candidates:
+            attrs = event.attributes or {}
+            ended = event.ended_at or event.started_at
+            if attrs.get("ctx") == span["ctx"] and attrs.get("outcome_norm") == reading.final_norm:
+                if start - ended <= ROUTINE:
+                    return event  # the same outcome again: routine progress of the same activity
+            if event.outcome in CONTEST or reading.outcome in CONTEST:
+                continue
+            family = attrs.get("family", event.event_type)
+            if not (
+                family == reading.family or family.split(".", 1)[0] == namespace or attrs.get("ctx") == span["ctx"]
+            ):
+                continue
+            shared_ids = reading.ids & set(attrs.get("ids") or [])
+            shared = reading.tokens & set(attrs.get("tokens") or [])
+            if shared_ids and start - ended <= LINK_HORIZON:
+                return event
+            # A failure awaits its resolution: a later span of the same activity sharing its words is the fix
+            # (or more evidence for it). A placed order or a shipment only continues under its own identifier.
+            if FAILURE in (event.outcome, reading.outcome) and len(shared) >= 2:
+                if event.outcome == FAILURE or start <= ended:
+                    return event
+            if is_notification(span["app"]) and event.outcome in UNSETTLED and start - ended <= LINK_HORIZON:
+                return event  # a system notification about the same kind of activity, e.g. "delivered"
+            same_command = attrs.get("commands") and attrs.get("commands") == span["commands"]
+            if event.outcome == FAILURE and attrs.get("ctx") == span["ctx"] and same_command:
+                if start - event.started_at <= SAME_APP_HORIZON:
+                    return event
+        return None
 
-    def _ctx(self, sig: Signal) -> str:
-        return context_key(sig.app_name, sig.window_name, sig.url)
-
-    def _routine(self, anchor: Anchor) -> bool:
-        return ScreenEvent.objects.filter(
-            owner=self.owner,
-            app_name=anchor.signal.app_name,
-            attributes__anchor=anchor.norm,
-            started_at__gte=anchor.at - ROUTINE,
-        ).exists()
-
-    def _assertion(self, anchor: Anchor, confidence: float) -> AssertionDraft:
-        sig = anchor.signal
-        ref = {"kind": "ocr", "frame_id": sig.after_frame, "at": sig.occurred_at.isoformat(), "excerpt": anchor.line}
-        return AssertionDraft(anchor.line, anchor.role, confidence, [ref])
-
-    def _generic_draft(self, anchor: Anchor) -> EventDraft:
-        sig = anchor.signal
-        commands = anchor.commands
-        app = sig.app_name or anchor.domain
-        return EventDraft(
-            key=f"anchor:{sig.key}",
-            event_type=f"{anchor.domain}.{NAMES[anchor.cue]}",
-            started_at=anchor.at,
-            ended_at=anchor.at,
-            title=anchor.line,
-            outcome=anchor.cue,
-            summary=f"{app} showed {anchor.line!r}" + (f" after `{commands[0]}`." if commands else "."),
-            entities=[app],
-            attributes={
-                "anchor": anchor.norm,
-                "cue": anchor.cue,
+    # --- writes -----------------------------------------------------------------------------------------
+    def _fields(
+        self, span: dict, reading: SpanReading, *, ended: bool, base: ScreenEvent | None = None, own: bool = True
+    ) -> dict:
+        attrs = dict(base.attributes) if base else {}
+        spans = list(attrs.get("spans") or [])
+        if span["id"] not in spans:
+            spans.append(span["id"])
+        start = base.started_at if base else parse_ts(span["start"])
+        end = parse_ts(span["last"])
+        app = span["app"] or "screen"
+        attrs.update(
+            {
+                "family": reading.family,
+                "polarity": reading.polarity,
+                "outcome_subject": reading.subject,
+                "outcome_line": reading.final["line"] if reading.final else "",
+                "outcome_norm": reading.final_norm,
+                "outcome_at": reading.final["at"] if reading.final else attrs.get("outcome_at", ""),
+                "detail": reading.detail,
+                "spans": spans[-20:],
+                "ctx": span["ctx"],
                 "app": app,
-                "window": sig.window_name,
-                "tokens": sorted(anchor.tokens)[:30],
-            },
-            user_actions=[f"ran `{c}`" for c in commands],
-            confidence=0.6,
-            status=ScreenEvent.Status.CONFIRMED,
-            context_key=self._ctx(sig),
-            app_name=sig.app_name,
-            # Money on screen: a purchase is private by default.
-            sensitivity=ScreenEvent.Sensitivity.HIGH if anchor.domain == "purchase" else ScreenEvent.Sensitivity.NORMAL,
-            assertions=[self._assertion(anchor, 0.7)],
+                "window": next((w for w in span["windows"] if w), ""),
+                "tokens": sorted(reading.tokens | set(attrs.get("tokens") or []))[:60],
+                "ids": sorted(reading.ids | set(attrs.get("ids") or []))[:20],
+                "commands": span["commands"] or attrs.get("commands") or [],
+                "mode": reading.mode or attrs.get("mode", ""),
+                "minutes": max(0, round((end - start).total_seconds() / 60)),
+                "sides": sorted(reading.sides),
+                "kind": "problem" if reading.outcome == FAILURE else attrs.get("kind", "activity"),
+            }
         )
+        if reading.outcome in CONTEST:
+            from screen.text import score_in
 
-    def _create_outcome(self, draft: EventDraft, anchor: Anchor) -> None:
-        draft = llm.refine(draft, anchor.lines, owner=self.owner)
-        event, created = create_event(owner=self.owner, draft=draft)
+            attrs["score"] = next((s for s in map(score_in, span["seen"].values()) if s), "") if reading.final else ""
+        outcome = reading.outcome
+        if (
+            base is not None
+            and base.outcome == FAILURE
+            and outcome not in (FAILURE, "")
+            and reading.polarity != NEGATIVE
+        ):
+            outcome = RESOLVED  # a later success of the same activity resolves the earlier failure
+        if outcome == "" and ended and is_standalone(reading.family):
+            outcome = "completed"
+        status = ScreenEvent.Status.PROVISIONAL if outcome in (FAILURE, "") else ScreenEvent.Status.CONFIRMED
+        if base is not None and outcome != base.outcome and base.outcome:
+            status = ScreenEvent.Status.REVISED
+        title = title_for(reading, span)
+        family = reading.family
+        if base is not None and not own:
+            family = base.event_type  # the activity keeps the family it was first seen as
+            if outcome == base.outcome:
+                title = base.title
+        if outcome == RESOLVED and base is not None and base.outcome == FAILURE:
+            title = f"Resolved: {base.title}"[:200]
+        elif outcome == RESOLVED and base is not None and base.title.startswith("Resolved:"):
+            title = base.title
+        return {
+            "event_type": family,
+            "outcome": outcome,
+            "title": title,
+            "status": status,
+            "ended_at": max(end, base.ended_at or end) if base else end,
+            "summary": _summary(reading, span, outcome, start, end),
+            "attributes": attrs,
+            "user_actions": _actions(reading, span),
+            "confidence": 0.8 if outcome else 0.6,
+            "durability": ScreenEvent.Durability.DURABLE if outcome == RESOLVED else ScreenEvent.Durability.DAY,
+        }
+
+    def _create(self, span: dict, reading: SpanReading, *, ended: bool) -> None:
+        if reading.problem is not None:
+            # Record the problem as it was first seen, then its resolution: the revision history tells it.
+            first = SpanReading(
+                family=reading.family,
+                outcome=FAILURE,
+                final=reading.problem,
+                tokens=reading.tokens,
+                ids=reading.ids,
+                sides=reading.sides,
+                speech=reading.speech,
+            )
+            cut = dict(span, last=reading.problem["at"], last_frame=reading.problem["frame"])
+            self._create(cut, first, ended=False)
+            event = self._event_of(span)
+            if event is not None:
+                self._continue(event, span, reading, ended=ended, own=True)
+            return
+        fields = self._fields(span, reading, ended=ended)
+        draft = EventDraft(
+            key=_key(span),
+            started_at=parse_ts(span["start"]),
+            entities=[span["app"]] if span["app"] else [],
+            context_key=context_key(span["app"], next((w for w in span["windows"] if w), ""), span["url"]),
+            app_name=span["app"],
+            sensitivity=ScreenEvent.Sensitivity.HIGH
+            if reading.family.split(".", 1)[0] in PRIVATE
+            else ScreenEvent.Sensitivity.NORMAL,
+            assertions=self._assertions(span, reading),
+            **fields,
+        )
+        lines = [reading.final["line"]] if reading.final else []
+        event, created = create_event(
+            owner=self.owner, draft=llm.refine(draft, lines + list(span["seen"].values())[:19], owner=self.owner)
+        )
         if not created:
             return
-        self._evidence(event, anchor, EventEvidence.Role.OUTCOME)
+        self._attach(event, span, reading)
         self.report.created.append(event.pk)
         self.report.dates.add(event.local_date)
 
-    def _evidence(self, event: ScreenEvent, anchor: Anchor, role: str) -> None:
-        """Bounded: the frames around the anchor (OCR excerpt) and, within the frame budget, one image."""
-        around = evidence.frames_around(owner=self.owner, client=self.client, at=anchor.at, event=event)
-        ref = around["before"]
-        excerpt = ref.text if ref else "\n".join(anchor.lines)
-        frame = None
-        if ref is not None and ref.at == anchor.at:
-            frame = evidence.fetch_frame(
-                owner=self.owner,
-                source=self.source,
-                client=self.client,
-                ref=ref,
-                reason=f"{role} of {event.event_type}",
-                event=event,
+    def _continue(
+        self, event: ScreenEvent, span: dict, reading: SpanReading, *, ended: bool, own: bool = False
+    ) -> None:
+        if not reading.outcome and event.outcome and not own:
+            return
+        if event.status in (ScreenEvent.Status.REJECTED,):
+            return
+        outcome_at = (event.attributes or {}).get("outcome_at") or ""
+        earlier = reading.final is not None and outcome_at and reading.final["at"] < outcome_at
+        if earlier or (not own and reading.outcome == event.outcome):
+            # An older outcome (or the same one seen again elsewhere) is evidence, never the current outcome.
+            self._more_evidence(event, span, reading)
+            return
+        fields = self._fields(span, reading, ended=ended, base=event, own=own)
+        if event.proposer.startswith("llm:") or event.revisions.filter(author="user").exists():
+            fields.pop("title")  # a name the user (or the namer) gave stays
+            fields.pop("event_type")
+        semantic = {k: v for k, v in fields.items() if k not in ("ended_at", "attributes", "summary", "confidence")}
+        if all(getattr(event, k) == v for k, v in semantic.items()):
+            # Only the span grew: extend it in place (not a new revision of what happened).
+            ScreenEvent.objects.filter(pk=event.pk).update(
+                ended_at=fields["ended_at"], attributes=fields["attributes"], summary=fields["summary"]
             )
+            event.refresh_from_db()
+            self._add_assertions(event, span, reading)
+            self._attach(event, span, reading)
+            return
+        updated, changed = revise(
+            event=event,
+            changes=fields,
+            reason=f"{reading.outcome or 'span'}: {reading.final['line'] if reading.final else span['app']}"[:200],
+        )
+        self._add_assertions(updated, span, reading)
+        if changed:
+            self._attach(updated, span, reading)
+            self.report.revised.append(updated.pk)
+            self.report.dates.add(updated.local_date)
+
+    def _more_evidence(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
+        attrs = dict(event.attributes)
+        if span["id"] not in (attrs.get("spans") or []):
+            attrs["spans"] = (list(attrs.get("spans") or []) + [span["id"]])[-20:]
+            attrs["tokens"] = sorted(reading.tokens | set(attrs.get("tokens") or []))[:60]
+            ScreenEvent.objects.filter(pk=event.pk).update(attributes=attrs)
+        if reading.final is not None:
+            role = EventEvidence.Role.PROBLEM if reading.outcome == FAILURE else EventEvidence.Role.CONTEXT
+            self._evidence(event, span, reading.final, role, image=False)
+
+    # --- assertions and evidence ------------------------------------------------------------------------
+    def _add_assertions(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
+        """Assertions this span adds (a new outcome line, more speech), each once, with its own role."""
+        have = set(event.assertions.values_list("text", flat=True))
+        fresh = []
+        for a in self._assertions(span, reading):
+            if a.text[:2000] not in have:
+                have.add(a.text[:2000])
+                fresh.append(a)
+        if not fresh:
+            return
+        start = event.assertions.count()
+        Assertion.objects.bulk_create(
+            [
+                Assertion(
+                    owner=event.owner,
+                    event=event,
+                    position=start + i,
+                    text=a.text[:2000],
+                    confidence=a.confidence,
+                    content_role=a.content_role,
+                    evidence=a.evidence,
+                )
+                for i, a in enumerate(fresh[:MAX_SPEECH_ASSERTIONS])
+            ]
+        )
+
+    def _assertions(self, span: dict, reading: SpanReading) -> list[AssertionDraft]:
+        out = []
+        if reading.final:
+            a = reading.final
+            ref = {"kind": "ocr", "frame_id": a["frame"], "at": a["at"], "excerpt": a["line"]}
+            who = f" ({reading.subject})" if reading.subject else ""
+            out.append(
+                AssertionDraft(f"Outcome shown: {a['line']}{who}", Assertion.ContentRole.SYSTEM_OUTPUT, 0.85, [ref])
+            )
+        for command in span["commands"][:2]:
+            out.append(AssertionDraft(f"Ran `{command}`", Assertion.ContentRole.USER_AUTHORED, 0.7, []))
+        for s in reading.speech[:MAX_SPEECH_ASSERTIONS]:
+            ref = {"kind": "audio", "at": s.at, "speaker": s.speaker, "excerpt": s.text}
+            out.append(AssertionDraft(f"{s.speaker} said: {s.text}", s.role, 0.6, [ref]))
+        for line in span.get("assistant_lines", [])[:2]:
+            ref = {"kind": "ocr", "excerpt": line}
+            out.append(
+                AssertionDraft(f"Assistant pane showed: {line}", Assertion.ContentRole.ASSISTANT_OUTPUT, 0.2, [ref])
+            )
+        unique = {}
+        for a in out:
+            unique.setdefault(a.text[:2000], a)
+        return list(unique.values())
+
+    def _attach(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
+        if reading.problem is not None:
+            self._evidence(event, span, reading.problem, EventEvidence.Role.PROBLEM, image=False)
+        elif reading.outcome == FAILURE and reading.final is not None:
+            self._evidence(event, span, reading.final, EventEvidence.Role.PROBLEM, image=False)
+            return
+        for step in reading.steps:
+            self._evidence(event, span, step, EventEvidence.Role.CONTEXT, image=False)
+        if reading.final is not None:
+            self._evidence(event, span, reading.final, EventEvidence.Role.OUTCOME, image=True)
+
+    def _evidence(self, event: ScreenEvent, span: dict, anchor: dict, role: str, *, image: bool) -> None:
+        at = parse_ts(anchor["at"])
+        existing = EventEvidence.objects.filter(event=event, role=role, occurred_at=at).first()
+        if existing is not None and (existing.image_id or not image):
+            return
+        excerpt, frame = anchor["line"], None
+        if image:
+            around = evidence.frames_around(owner=self.owner, client=self.client, at=at, event=event)
+            ref = around["before"]
+            if ref is not None:
+                excerpt = ref.text
+                if ref.at == at:
+                    frame = evidence.fetch_frame(
+                        owner=self.owner,
+                        source=self.source,
+                        client=self.client,
+                        ref=ref,
+                        reason=f"{role} of {event.event_type}",
+                        event=event,
+                    )
         attach_evidence(
             event=event,
             role=role,
-            at=anchor.at,
+            at=at,
             excerpt=excerpt,
-            frame_id=anchor.signal.after_frame,
+            frame_id=anchor["frame"],
             frame=frame,
-            app_name=anchor.signal.app_name,
-            window_name=anchor.signal.window_name,
+            app_name=span["app"],
+            window_name=span["window"],
         )
 
-    # --- problems ---------------------------------------------------------------------------------------
-    def _open_problem(self, anchor: Anchor) -> ScreenEvent | None:
-        """The open problem this anchor continues or ends: shared distinctive words (any program), or the same
-        program within two hours running the same prompt command (or no prompt at all, a GUI program).
-        A problem already resolved is only revisited by shared words."""
-        candidates = (
-            ScreenEvent.objects.owned_by(self.owner)
-            .open()
-            .filter(attributes__kind="problem", started_at__gte=anchor.at - TOKEN_HORIZON, started_at__lte=anchor.at)
-            .order_by("-started_at")
-        )
-        tokens = anchor.tokens
-        for event in candidates:
-            if tokens & set(event.attributes.get("tokens") or []):
-                return event
-            if event.outcome == "resolved" or event.app_name != anchor.signal.app_name:
-                continue
-            same_command = list(event.attributes.get("commands") or []) == anchor.commands
-            if same_command and anchor.at - event.started_at <= SAME_APP_HORIZON:
-                return event
-        return None
 
-    def _problem_in_progress(self, anchor: Anchor) -> ScreenEvent | None:
-        return (
-            ScreenEvent.objects.owned_by(self.owner)
-            .open()
-            .filter(
-                attributes__kind="problem",
-                app_name=anchor.signal.app_name,
-                started_at__lte=anchor.at,
-                started_at__gte=anchor.at - SAME_APP_HORIZON,
-            )
-            .exclude(outcome="resolved")
-            .order_by("-started_at")
-            .first()
-        )
-
-    def _problem(self, anchor: Anchor) -> None:
-        existing = self._open_problem(anchor)
-        if existing is not None and existing.outcome != "resolved":
-            # More evidence for the same problem (another program may show it too): no new event.
-            attach_evidence(
-                event=existing,
-                role=EventEvidence.Role.PROBLEM,
-                at=anchor.at,
-                excerpt="\n".join(anchor.lines),
-                frame_id=anchor.signal.after_frame,
-                app_name=anchor.signal.app_name,
-                window_name=anchor.signal.window_name,
-            )
-            tokens = sorted(set(existing.attributes.get("tokens") or []) | anchor.tokens)[:40]
-            if tokens != existing.attributes.get("tokens"):
-                ScreenEvent.objects.filter(pk=existing.pk).update(attributes={**existing.attributes, "tokens": tokens})
-            return
-        sig = anchor.signal
-        commands = anchor.commands
-        app = sig.app_name or anchor.domain
-        draft = EventDraft(
-            key=f"anchor:{sig.key}",
-            event_type=f"{anchor.domain}.problem",
-            started_at=anchor.at,
-            title=anchor.line,
-            outcome="unresolved",
-            summary=f"{app} showed {anchor.line!r}" + (f" after `{commands[0]}`." if commands else "."),
-            entities=[app],
-            attributes={
-                "kind": "problem",
-                "anchor": anchor.norm,
-                "app": app,
-                "tokens": sorted(anchor.tokens)[:30],
-                "commands": commands,
-            },
-            user_actions=[f"ran `{c}`" for c in commands],
-            confidence=0.6,
-            status=ScreenEvent.Status.PROVISIONAL,
-            context_key=self._ctx(sig),
-            app_name=sig.app_name,
-            assertions=[self._assertion(anchor, 0.7)],
-        )
-        event, created = create_event(owner=self.owner, draft=llm.refine(draft, anchor.lines, owner=self.owner))
-        if created:
-            attach_evidence(
-                event=event,
-                role=EventEvidence.Role.PROBLEM,
-                at=anchor.at,
-                excerpt="\n".join(anchor.lines),
-                frame_id=sig.after_frame,
-                app_name=sig.app_name,
-                window_name=sig.window_name,
-            )
-            self.report.created.append(event.pk)
-            self.report.dates.add(event.local_date)
-
-    def _resolve(self, problem: ScreenEvent, anchor: Anchor) -> None:
-        domain = problem.event_type.split(".", 1)[0]
-        minutes = round((anchor.at - problem.started_at).total_seconds() / 60)
-        event, changed = revise(
-            event=problem,
-            changes={
-                "event_type": f"{domain}.problem_resolved",
-                "status": ScreenEvent.Status.REVISED,
-                "outcome": "resolved",
-                "ended_at": anchor.at,
-                "title": f"Resolved: {problem.title}"[:200],
-                "summary": f"{problem.summary} Resolved about {minutes} min later: {anchor.line!r}.",
-                "confidence": max(problem.confidence, 0.75),
-                "durability": ScreenEvent.Durability.DURABLE,
-                "attributes": {**problem.attributes, "resolution": anchor.norm},
-            },
-            reason=f"resolved by a later outcome: {anchor.line}"[:200],
-            add_assertions=[self._assertion(anchor, 0.75)],
-        )
-        if changed:
-            self._evidence(event, anchor, EventEvidence.Role.OUTCOME)
-            self.report.revised.append(event.pk)
-            self.report.dates.add(event.local_date)
+def _key(span: dict) -> str:
+    return f"span:{span['id']}"[:120]
 
 
-def propose(*, owner, source, client) -> PassReport:
-    """Run the proposal pass over every unprocessed signal of ``owner``."""
-    return ProposalPass(owner=owner, source=source, client=client).run()
+def _summary(reading: SpanReading, span: dict, outcome: str, start: datetime, end: datetime) -> str:
+    minutes = max(0, round((end - start).total_seconds() / 60))
+    where = span["app"] or "the screen"
+    text = f"{reading.family} in {where} for about {minutes} min"
+    if reading.final:
+        text += f"; the screen said {reading.final['line']!r}"
+    if outcome:
+        text += f" ({outcome}" + (f" for {reading.subject}" if reading.subject else "") + ")"
+    return text + "."
+
+
+def _actions(reading: SpanReading, span: dict) -> list[str]:
+    """What the user did: commands typed at a prompt, and taking part in the activity the system showed."""
+    actions = [f"ran `{c}`" for c in span["commands"]]
+    app = span["app"] or "a fullscreen program"
+    if reading.outcome in CONTEST:
+        actions.append(f"played a {reading.mode + ' ' if reading.mode else ''}match in {app}")
+    elif reading.family.startswith("meeting."):
+        actions.append(f"took part in a call in {app}")
+    return actions
+
+
+def propose(*, owner, source, client, open_spans=()) -> PassReport:
+    """Run the proposal pass over every unprocessed signal of ``owner``, then over the spans still open."""
+    return ProposalPass(owner=owner, source=source, client=client, open_spans=open_spans).run()
 
 
 def close_stale(*, owner, now: datetime | None = None, older_than: timedelta = STALE_AFTER) -> list[int]:
-    """Close open events that saw no outcome for ``older_than`` (explicit reconciliation pass)."""
+    """Close open problems that saw no outcome for ``older_than`` (explicit reconciliation pass)."""
     now = now or timezone.now()
     closed = []
-    for event in ScreenEvent.objects.owned_by(owner).open().filter(started_at__lt=now - older_than):
+    stale = ScreenEvent.objects.owned_by(owner).open().filter(outcome=FAILURE, started_at__lt=now - older_than)
+    for event in stale:
+        if (event.ended_at or event.started_at) >= now - older_than:
+            continue
         _, changed = revise(
             event=event,
             changes={"status": ScreenEvent.Status.CLOSED},

@@ -20,7 +20,8 @@ class Segment:
     seconds: float
     every: float = 5.0
     url: str = ""
-    audio: list[tuple[float, str]] = field(default_factory=list)  # (offset seconds, transcription)
+    # (offset seconds, transcription[, speaker name[, device type "Input" | "Output"]])
+    audio: list[tuple] = field(default_factory=list)
     ui: str = ""  # accessibility text, emitted once at the start
     skip_ids: int = 0  # frame ids lost after this segment (a source gap)
     pause: float = 0.0  # seconds with no frames after this segment (idle)
@@ -42,6 +43,7 @@ class Audio:
     at: datetime
     text: str
     speaker: str = "Dana"
+    device_type: str = "Input"
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,8 @@ def build(start: datetime, segments: Iterable[Segment], *, first_id: int = 1, au
             session.frames.append(Frame(frame_id, t, seg.app, seg.window, seg.url, _fill(seg.text, frame_id)))
             frame_id += 1
             t = seg_start + timedelta(seconds=seg.every * (i + 1))
-        for offset, words in seg.audio:
-            session.audio.append(Audio(audio_id, seg_start + timedelta(seconds=offset), words))
+        for offset, words, *who in seg.audio:
+            session.audio.append(Audio(audio_id, seg_start + timedelta(seconds=offset), words, *who))
             audio_id += 1
         if seg.ui:
             session.ui.append(UiText(ui_id, seg_start, seg.app, seg.window, seg.ui))

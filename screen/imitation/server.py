@@ -214,6 +214,10 @@ def _ocr(f) -> dict:
     }
 
 
+def _device(a) -> str:
+    return "MacBook Pro Speakers" if a.device_type == "Output" else "MacBook Pro Microphone"
+
+
 def _audio(a) -> dict:
     return {
         "type": "Audio",
@@ -221,12 +225,14 @@ def _audio(a) -> dict:
             "chunk_id": a.id,
             "transcription": a.text,
             "timestamp": rfc3339(a.at),
-            "file_path": f"/Users/dana/.screenpipe/data/MacBook Pro Microphone (input)_{a.at:%Y-%m-%d_%H-%M}.mp4",
+            "file_path": f"/Users/dana/.screenpipe/data/{_device(a)} ({a.device_type.lower()})_{a.at:%Y-%m-%d_%H-%M}.mp4",
             "offset_index": 0,
             "tags": [],
-            "device_name": "MacBook Pro Microphone",
-            "device_type": "Input",
-            "speaker": {"id": 1, "name": a.speaker, "metadata": ""},
+            "device_name": _device(a),
+            "device_type": a.device_type,
+            "speaker": {"id": sum(map(ord, a.speaker)) % 1000, "name": a.speaker, "metadata": ""}
+            if a.speaker
+            else None,
             "start_time": 0.0,
             "end_time": 4.0,
         },

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.django_db
 def test_game_session_stores_two_matches_with_their_results(user, game_server, screen_client):
     run = run_collect(user, game_server, screen_client(game_server))
     assert run.status == "ok", run.error
-    matches = list(ScreenEvent.objects.filter(owner=user, event_type="game.match_completed").order_by("started_at"))
-    assert [m.outcome for m in matches] == ["defeat", "victory"]
+    matches = list(ScreenEvent.objects.filter(owner=user, event_type="game.match").order_by("started_at"))
+    assert [m.outcome for m in matches] == ["loss", "win"]
     for match, word in zip(matches, ("DEFEAT", "VICTORY"), strict=True):
         outcome = match.evidence.get(role=EventEvidence.Role.OUTCOME)
         assert word in outcome.excerpt
@@ -28,9 +28,9 @@ def test_game_session_stores_two_matches_with_their_results(user, game_server, s
 
 def test_game_session_does_not_merge_the_dev_work(user, game_server, screen_client):
     run_collect(user, game_server, screen_client(game_server))
-    others = ScreenEvent.objects.filter(owner=user).exclude(event_type="game.match_completed")
+    others = ScreenEvent.objects.filter(owner=user).exclude(event_type="game.match")
     assert all(not e.event_type.startswith("game.") for e in others)
-    matches = ScreenEvent.objects.filter(owner=user, event_type="game.match_completed")
+    matches = ScreenEvent.objects.filter(owner=user, event_type="game.match")
     assert all(m.app_name == "Riftfall" for m in matches)
     assert all("pytest" not in m.summary for m in matches)
 
@@ -49,12 +49,12 @@ def test_game_session_asks_only_bounded_evidence(user, game_server, screen_clien
 
 def test_game_session_writes_a_one_one_rollup(user, game_server, screen_client):
     run_collect(user, game_server, screen_client(game_server))
-    date = ScreenEvent.objects.get(owner=user, outcome="victory").local_date
+    date = ScreenEvent.objects.get(owner=user, outcome="win").local_date
     rollup = day_rollup(owner=user, local_date=date)
-    assert rollup["game.match_completed"] == {"defeat": 1, "victory": 1}
-    assert "game.match_completed: 1–1" in rollup_lines(rollup)
+    assert rollup["game.match"] == {"loss": 1, "win": 1}
+    assert "game.match: 1–1" in rollup_lines(rollup)
     note = user.screen_daynote_set.get(local_date=date)
-    assert note.rollup["game.match_completed"] == {"defeat": 1, "victory": 1}
+    assert note.rollup["game.match"] == {"loss": 1, "win": 1}
 
 
 def test_game_session_around_midnight_in_kolkata_groups_by_start(user, screen_client):
@@ -71,10 +71,10 @@ def test_game_session_around_midnight_in_kolkata_groups_by_start(user, screen_cl
         run_collect(user, server, screen_client(server))
     finally:
         server.stop()
-    defeat, victory = ScreenEvent.objects.filter(owner=user, event_type="game.match_completed").order_by("started_at")
+    defeat, victory = ScreenEvent.objects.filter(owner=user, event_type="game.match").order_by("started_at")
     assert defeat.local_date.isoformat() == "2026-06-08"  # started 23:52 IST, ended after midnight
     from zoneinfo import ZoneInfo
 
     assert defeat.ended_at.astimezone(ZoneInfo("Asia/Kolkata")).date().isoformat() == "2026-06-09"
     assert victory.local_date.isoformat() == "2026-06-09"
-    assert day_rollup(owner=user, local_date=defeat.local_date)["game.match_completed"] == {"defeat": 1}
+    assert day_rollup(owner=user, local_date=defeat.local_date)["game.match"] == {"loss": 1}

@@ -20,7 +20,7 @@ def test_install_problem_and_later_fix_end_as_one_resolved_event(user, screen_cl
     events = list(ScreenEvent.objects.filter(owner=user))
     assert len(events) == 1, [(e.event_type, e.title) for e in events]
     event = events[0]
-    assert event.event_type == "software.problem_resolved"
+    assert event.event_type == "software.install"  # the activity, not the program
     assert event.outcome == "resolved" and event.status == ScreenEvent.Status.REVISED
     assert "tokenizers" in event.title
     revisions = list(EventRevision.objects.filter(event=event).values_list("number", "status"))
@@ -43,7 +43,9 @@ def test_unfamiliar_domain_yields_sensible_events_through_the_generic_path(user,
     events = list(ScreenEvent.objects.filter(owner=user))
     assert len(events) == 1, [(e.event_type, e.title) for e in events]
     event = events[0]
-    assert event.event_type == "kilnlink.problem_resolved"
+    # The program's name is never the namespace: a generic family describing the activity.
+    assert not event.event_type.startswith("kilnlink") and event.event_type.startswith("task.")
+    assert event.outcome == "resolved"
     assert "thermocouple" in event.title.lower()
     assert "Firing complete" in event.summary
     assert event.proposer == "deterministic"
@@ -84,7 +86,8 @@ def test_several_events_come_from_one_long_context(user, screen_client):
     finally:
         server.stop()
     events = ScreenEvent.objects.filter(owner=user).order_by("started_at")
-    assert [e.event_type for e in events] == ["thunderbird.action_confirmed"] * 2
+    assert [e.event_type for e in events] == ["communication.email"] * 2
+    assert [e.outcome for e in events] == ["confirmed"] * 2
     assert "Priya" in events[0].title and "landlord" in events[1].title
 
 
@@ -103,7 +106,7 @@ def test_stale_open_problems_are_closed_by_the_reconciliation_pass(user, screen_
     finally:
         server.stop()
     event = ScreenEvent.objects.get(owner=user)
-    assert event.event_type == "software.problem"
+    assert event.event_type == "software.deploy" and event.outcome == "failure"
     assert event.status == ScreenEvent.Status.CLOSED
     assert event.revisions.last().reason.startswith("closed: no outcome")
 
@@ -117,7 +120,7 @@ def test_an_unfolding_problem_keeps_its_id_and_is_revised_by_a_later_collect(use
         server.now = server.session.frames[0].at + timedelta(minutes=4)  # the error is on screen, no fix yet
         run_collect(user, server, screen_client(server), now=server.now)
         problem = ScreenEvent.objects.get(owner=user)
-        assert problem.event_type == "software.problem" and problem.status == ScreenEvent.Status.PROVISIONAL
+        assert problem.outcome == "failure" and problem.status == ScreenEvent.Status.PROVISIONAL
         server.now = end
         run = run_collect(user, server, screen_client(server), now=end)
     finally:

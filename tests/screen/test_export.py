@@ -49,7 +49,7 @@ def test_a_screen_day_round_trips_through_export_and_import(user, tmp_path):
         h.stop()
     before = _screen(user)
     assert before["events"] and before["signals"] and before["evidence"] and before["source"][3]
-    day = ScreenEvent.objects.filter(owner=user, event_type="game.match_completed").first().local_date
+    day = ScreenEvent.objects.filter(owner=user, event_type="game.match").first().local_date
     timeline = queries.events_timeline(user, day)
     assert timeline["events"]
     digest = chain.rebuild(user, write=False).digest

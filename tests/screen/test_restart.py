@@ -48,7 +48,7 @@ def test_restart_mid_session_loses_no_signal_and_duplicates_no_event(user, game_
     run_collect(user, game_server, screen_client(game_server), now=end)  # nothing new: nothing changes
 
     assert _fingerprint(user) == _fingerprint(reference)
-    assert ScreenEvent.objects.filter(owner=user, event_type="game.match_completed").count() == 2
+    assert ScreenEvent.objects.filter(owner=user, event_type="game.match").count() == 2
     assert not Signal.objects.filter(owner=user, processed=False).exists()
 
 

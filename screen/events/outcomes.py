@@ -1,0 +1,247 @@
+"""Outcomes with polarity, read from one display line: who won or lost, whether a run passed, an order was
+delivered, cancelled or substituted, a payment went through or was declined. Pure, no database.
+
+The vocabulary is a small general lexicon of English outcome words (what any result screen, status line or
+receipt says), not phrases from any session. Three general rules keep it honest:
+
+- **Controls are not outcomes.** A short line starting with an imperative UI verb ("Offer draw", "Cancel
+  order", "Pay now", "Retry") is a button label; a question ("Resign?") asks, it does not report.
+- **Negation.** "0 failed", "no errors" carry no outcome; "not delivered" is a failure of the delivery.
+- **Who it applies to.** A contest line names its subject: "You lost", "Black resigned", "Kestrel wins". The
+  subject is the user when it is "you"/"your" or one of the user's own names or sides (``you`` tokens, e.g. the
+  colour the screen said the user plays); a concession ("resigned", "timed out") is a loss for its subject and
+  a win for the other side. A banner with no subject ("VICTORY", "Draw") speaks to the viewer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+POSITIVE, NEGATIVE, NEUTRAL, MIXED = "positive", "negative", "neutral", "mixed"
+
+WIN, LOSS, DRAW = "win", "loss", "draw"
+SUCCESS, FAILURE, RESOLVED = "success", "failure", "resolved"
+DELIVERED, CANCELLED, SUBSTITUTED, SHIPPED = "delivered", "cancelled", "substituted", "shipped"
+PAID, DECLINED, CONFIRMED, COMPLETED = "paid", "declined", "confirmed", "completed"
+CONTEST = frozenset({WIN, LOSS, DRAW})
+POLARITY = {
+    WIN: POSITIVE,
+    SUCCESS: POSITIVE,
+    RESOLVED: POSITIVE,
+    DELIVERED: POSITIVE,
+    PAID: POSITIVE,
+    CONFIRMED: POSITIVE,
+    COMPLETED: POSITIVE,
+    LOSS: NEGATIVE,
+    FAILURE: NEGATIVE,
+    CANCELLED: NEGATIVE,
+    DECLINED: NEGATIVE,
+    DRAW: NEUTRAL,
+    SHIPPED: NEUTRAL,
+    SUBSTITUTED: MIXED,
+}
+# Outcomes that settle an activity; a later span may still revise them when it names the same thing.
+UNSETTLED = frozenset({FAILURE, CONFIRMED, SHIPPED, SUBSTITUTED})
+
+_LEXICON: dict[str, frozenset[str]] = {
+    "concede": frozenset("resigned resigns forfeited forfeits conceded concedes abandoned".split()),
+    WIN: frozenset("won win wins winner victory victorious".split()),
+    LOSS: frozenset("lost lose loses defeat defeated".split()),
+    DRAW: frozenset("draw drawn stalemate tie tied".split()),
+    SUBSTITUTED: frozenset("substituted substitution substitutions replaced replacement".split()),
+    CANCELLED: frozenset("cancelled canceled refunded voided".split()),
+    DECLINED: frozenset("declined rejected bounced".split()),
+    DELIVERED: frozenset("delivered arrived".split()),
+    FAILURE: frozenset(
+        "failed failure failing fails error errors errored fatal exception traceback crashed crash aborted "
+        "broken timeout fault panic denied refused invalid unable cannot couldn't halted".split()
+    ),
+    PAID: frozenset({"paid"}),
+    SHIPPED: frozenset("shipped dispatched".split()),
+    CONFIRMED: frozenset(
+        "confirmed booked reserved scheduled submitted sent saved registered approved accepted ordered "
+        "placed enrolled".split()
+    ),
+    SUCCESS: frozenset(
+        "passed passing succeeded success successful successfully completed complete done finished fixed "
+        "resolved installed deployed merged published uploaded restored recovered ended".split()
+    ),
+}
+_PHRASES = (  # multi-word outcomes, matched before single words
+    (re.compile(r"\b(timed out|ran out of time|out of time)\b"), "concede"),
+    (re.compile(r"\bchecked in\b"), CONFIRMED),
+    (re.compile(r"\bout for delivery\b|\bon (its|the) way\b"), SHIPPED),
+    (re.compile(r"\binsufficient funds\b"), DECLINED),
+    (re.compile(r"\b(left|ended) the (meeting|call)\b|\b(meeting|call) ended\b"), COMPLETED),
+)
+ORDER = (
+    "concede",
+    WIN,
+    LOSS,
+    DRAW,
+    CANCELLED,
+    DECLINED,
+    DELIVERED,
+    SUBSTITUTED,
+    FAILURE,
+    PAID,
+    SHIPPED,
+    COMPLETED,
+    CONFIRMED,
+    SUCCESS,
+)  # the most specific first
+ALL_WORDS = frozenset().union(*_LEXICON.values())
+_NEGATORS = frozenset({"no", "not", "never", "without", "0", "zero", "nothing", "none", "n't", "cannot"})
+# Imperative verbs of UI controls (buttons, menu items): general interface vocabulary.
+CONTROL_VERBS = frozenset(
+    "offer request accept decline claim propose abort resign pay place confirm submit cancel retry rerun "
+    "re-run join leave view track download start continue play buy add remove edit undo report share "
+    "reschedule complete change select choose book order checkout check save send approve reject".split()
+)
+MAX_CONTEST_WORDS = 8  # a result banner is short; "we lost the file" inside a paragraph is not a result
+MAX_WORDS = 14
+_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    word: str  # win | loss | draw | success | failure | delivered | cancelled | substituted | paid | ...
+    subject: str  # "you" | "other" | "" (the system reports its own state)
+    line: str
+
+    @property
+    def polarity(self) -> str:
+        return POLARITY.get(self.word, NEUTRAL)
+
+    @property
+    def contest(self) -> bool:
+        return self.word in CONTEST
+
+
+def tokens(line: str) -> list[str]:
+    return _TOKEN.findall(line.lower().replace("’", "'").replace("-", " "))
+
+
+def is_control(toks: list[str], line: str) -> bool:
+    """A button or menu label ("Offer draw", "Cancel order", "Pay now"), or a question. Reporting lines use
+    participles ("Order placed", "Payment declined"); controls use base forms."""
+    if line.rstrip().endswith("?"):
+        return True
+    if not toks or toks[0] not in CONTROL_VERBS or len(toks) > 4:
+        return False
+    return not any(t.endswith("ed") or t in _PARTICIPLES for t in toks[1:])
+
+
+_PARTICIPLES = frozenset("sent paid won lost done drawn shown gone".split())
+
+
+def _negated(toks: list[str], i: int) -> bool:
+    prev = toks[max(0, i - 3) : i]
+    return any(t in _NEGATORS or t.endswith("n't") for t in prev)
+
+
+def _kinds_at(toks: list[str]) -> list[tuple[str, int]]:
+    found: dict[str, int] = {}
+    for i, tok in enumerate(toks):
+        for kind, vocab in _LEXICON.items():
+            if tok in vocab and kind not in found:
+                found[kind] = i
+    return [(kind, found[kind]) for kind in ORDER if kind in found]
+
+
+def _subject(toks: list[str], i: int, you: frozenset[str]) -> str:
+    before = toks[:i]
+    if not before:
+        return "you"  # a bare banner speaks to the viewer
+    if any(t in you or t in ("you", "your", "you're", "we") for t in before):
+        return "you"
+    return "other"
+
+
+def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | None:
+    """The outcome a display line reports, or None (no outcome, a control label, negated, a paragraph)."""
+    toks = tokens(line)
+    if not toks or len(toks) > MAX_WORDS or is_control(toks, line):
+        return None
+    low = " ".join(toks)
+    for pattern, kind in _PHRASES:
+        m = pattern.search(low)
+        if m:
+            i = len(low[: m.start()].split())
+            return _finish(kind, toks, i, line, you, phrase=True)
+    for kind, i in _kinds_at(toks):
+        if not _negated(toks, i):
+            return _finish(kind, toks, i, line, you)
+        # "not delivered", "payment not received": a failure of what was expected; "0 failed": no failure.
+        if kind in (DELIVERED, PAID, SUCCESS, CONFIRMED, SHIPPED):
+            return Outcome(FAILURE, "", line)
+    return None
+
+
+# After a result word these continue a result ("won by resignation", "lost on time", "win!", "won 3-1"); any
+# other word makes the result word a modifier of a compound noun: "victory points", "win rate", "draw pile",
+# "lost connection" are labels and states, not results (English compounds put the head noun last).
+_RESULT_FOLLOWERS = frozenset("by on for with as in after at against vs versus the a this that again today by".split())
+
+
+def _compound(toks: list[str], i: int, line: str) -> bool:
+    if i + 1 >= len(toks) or toks[i + 1].isdigit():
+        return False
+    if i == 0 and toks[1] in ("a", "an", "the", "this", "that"):
+        return True  # an imperative: "Draw a card", "Win the next round"
+    word = re.escape(toks[i])
+    if re.search(rf"\b{word}\b\s*[:!.,;—–-]", line.lower()):
+        return False  # "Winner: Kazimir", "Victory!", "Draw — by agreement"
+    return toks[i + 1] not in _RESULT_FOLLOWERS and toks[i + 1] not in ALL_WORDS
+
+
+def _finish(
+    kind: str, toks: list[str], i: int, line: str, you: frozenset[str], *, phrase: bool = False
+) -> Outcome | None:
+    if kind in ("concede", WIN, LOSS, DRAW):
+        if len(toks) > MAX_CONTEST_WORDS or (not phrase and _compound(toks, i, line)):
+            return None
+        if toks[i] == "winner" and i + 1 < len(toks):
+            mine = toks[i + 1] in you or toks[i + 1] == "you"
+            return Outcome(WIN if mine else LOSS, "you" if mine else "other", line)
+        subject = _subject(toks, i, you)
+        if kind == DRAW:
+            return Outcome(DRAW, "", line)
+        mine = subject == "you"
+        if kind == "concede":
+            return Outcome(LOSS if mine else WIN, subject, line)
+        if kind == WIN:
+            return Outcome(WIN if mine else LOSS, subject, line)
+        return Outcome(LOSS if mine else WIN, subject, line)
+    return Outcome(kind, "", line)
+
+
+def for_family(word: str, family: str) -> str:
+    """The family's own word for a generic outcome: a payment that went through is ``paid``."""
+    namespace = family.split(".", 1)[0]
+    if namespace == "finance":
+        if word in (SUCCESS, CONFIRMED, COMPLETED):
+            return PAID
+        if word == FAILURE:
+            return DECLINED
+    return word
+
+
+def side_tokens(lines: list[str], owner_names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The user's own side in a contest, from lines that put "you" (or the owner's name) next to a name or
+    colour: "White (you)", "You play Black", "Red: Dana Whitfield". Returns lower-case tokens (may be empty)."""
+    out: set[str] = set()
+    for line in lines:
+        toks = tokens(line)
+        if not ("you" in toks or set(toks) & owner_names) or len(toks) > 6:
+            continue
+        rest = [t for t in toks if t not in _SIDE_STOP and t not in owner_names and not t.isdigit() and len(t) > 2]
+        if len(rest) == 1:
+            out.add(rest[0])
+    return frozenset(out)
+
+
+_SIDE_STOP = (
+    frozenset("you are play playing plays as with the your side team colour color is me vs versus".split()) | ALL_WORDS
+)

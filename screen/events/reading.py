@@ -1,0 +1,223 @@
+"""Reading a span: its family, its outcome (from the FINAL anchors), who the outcome applies to, the lines that
+tie it to an earlier event, and the speech heard during it with each speaker's role. Pure, no database.
+
+Roles, end to end: a title, an outcome and a user action rest only on what the system confirmed (anchor lines
+of the span's own program, its window titles) or on what the user did (commands typed at a prompt); assistant
+text never becomes one (assistant spans make no event; assistant pane lines are never anchors). Speech from
+the Output device is other people (named when ScreenPipe names the speaker), speech on the Input device is the
+owner unless ScreenPipe names someone else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from screen.events import families
+from screen.events.outcomes import (
+    COMPLETED,
+    CONTEST,
+    DELIVERED,
+    FAILURE,
+    MIXED,
+    ORDER,
+    POLARITY,
+    RESOLVED,
+    SUBSTITUTED,
+    SUCCESS,
+    Outcome,
+    for_family,
+    read_outcome,
+    side_tokens,
+)
+from screen.text import content_tokens, normalize_line
+
+CHROME_CHANGES = 3  # an outcome-looking line that stayed through this many material changes is layout
+_ID = re.compile(r"(?<![\w.])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w.])")
+MODES = ("ranked", "competitive", "casual", "unrated", "rated", "arcade", "custom", "blitz", "rapid")
+
+
+@dataclass
+class Speech:
+    text: str
+    speaker: str
+    role: str  # Assertion.ContentRole value
+    at: str
+
+
+@dataclass
+class SpanReading:
+    family: str
+    outcome: str = ""
+    subject: str = ""
+    detail: str = ""
+    final: dict | None = None  # the anchor the outcome was read from
+    problem: dict | None = None  # the first failure, when a later anchor resolved it
+    steps: list[dict] = field(default_factory=list)  # other anchors of the span (context)
+    tokens: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
+    sides: frozenset[str] = frozenset()
+    speech: list[Speech] = field(default_factory=list)
+    mode: str = ""
+
+    @property
+    def polarity(self) -> str:
+        return MIXED if self.detail == SUBSTITUTED else POLARITY.get(self.outcome, "")
+
+    @property
+    def final_norm(self) -> str:
+        return self.final["norm"] if self.final else ""
+
+
+def _outcomes(span: dict, you: frozenset[str]) -> list[tuple[dict, Outcome]]:
+    out = []
+    for anchor in span["anchors"]:
+        oc = read_outcome(anchor["line"], you=you)
+        if oc is not None:
+            out.append((anchor, oc))
+    return out
+
+
+def _chrome(span: dict, anchor: dict) -> bool:
+    """Layout, not a result: shown from the span's first frame, still shown at its end, through many changes."""
+    return (
+        anchor["frame"] == span["start_frame"]
+        and anchor["norm"] in set(span["lines"])
+        and span["changes"] >= CHROME_CHANGES
+    )
+
+
+def _numbers(text: str) -> set[str]:
+    """Run and item numbers of three or more digits ("Pipeline 772", "#1043")."""
+    return set(re.findall(r"(?<![\d.:])\d{3,}(?![\d.:])", text or ""))
+
+
+def ids_in(texts: list[str]) -> set[str]:
+    """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit; bare numbers of up to
+    four digits (years, times, counters) are not identifiers."""
+    out = set()
+    for text in texts:
+        for m in _ID.finditer((text or "").replace("#", " ")):
+            tok = m.group(0).upper()
+            digits = tok.replace("-", "")
+            if any(c.isdigit() for c in tok) and not (digits.isdigit() and (len(digits) <= 4 or "-" in tok)):
+                out.add(tok)
+    return out
+
+
+def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
+    seen = list(span["seen"].values())
+    sides = side_tokens(seen + span.get("prelude", []), owner_names)
+    you = sides | owner_names
+    found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
+    final = found[-1] if found else None
+    if final is not None:
+        # Several outcome lines in the final frame: the most specific outcome (a failed job fails the run),
+        # and of its lines the first in reading order.
+        last = [f for f in found if f[0]["frame"] == final[0]["frame"]]
+        # The window title or URL names the current item ("Run 772"): its own status beats a listed one.
+        named = ids_in([span["window"], span["url"]]) | _numbers(span["window"])
+        own = [f for f in last if (ids_in([f[0]["line"]]) | _numbers(f[0]["line"])) & named]
+        last = own or last
+        rank = {w: i for i, w in enumerate(ORDER)}
+        best = min(rank.get(o.word, len(rank)) for _, o in last)
+        final = next(f for f in last if rank.get(f[1].word, len(rank)) == best)
+    texts = span["windows"] + seen
+    app_tokens = families.app_words(span["app"])
+    reading = SpanReading(
+        family="",
+        tokens={t for t in content_tokens(" ".join(texts)) if t not in app_tokens},
+        ids=ids_in(span["windows"] + [span["url"]] + seen),
+        sides=sides,
+    )
+    outcome_lines = [final[0]["line"]] if final else []
+    reading.family = families.classify(
+        app=span["app"],
+        url=span["url"],
+        windows=span["windows"],
+        lines=seen + span.get("prelude", []),
+        outcome_lines=outcome_lines,
+        outcome=final[1].word if final else "",
+    )
+    lowered = {w for line in seen + span.get("prelude", []) for w in re.findall(r"[a-z]+", line.lower())}
+    reading.mode = next((m for m in MODES if m in lowered), "")
+    reading.speech = _speech(span, owner_names, reading.family)
+    if final is None:
+        return reading
+    anchor, oc = final
+    reading.final, reading.subject = anchor, oc.subject
+    reading.outcome = for_family(oc.word, reading.family)
+    earlier = [(a, o) for a, o in found if a["frame"] != anchor["frame"]]
+    failures = [a for a, o in earlier if o.word == FAILURE]
+    if failures and (oc.word in (SUCCESS, COMPLETED) or reading.outcome == DELIVERED):
+        reading.outcome, reading.problem = RESOLVED, failures[0]
+    if oc.word in (DELIVERED, SUBSTITUTED):
+        near = {o.word for a, o in found if abs(_secs(a["at"]) - _secs(anchor["at"])) <= 120}
+        if DELIVERED in near and SUBSTITUTED in near:
+            reading.outcome, reading.detail = DELIVERED, SUBSTITUTED
+    reading.steps = [a for a, o in earlier if o.word != FAILURE][-3:]
+    if reading.outcome not in CONTEST:
+        reading.subject = ""
+    return reading
+
+
+def _secs(iso: str) -> float:
+    from screen.collector.client import parse_ts
+
+    return parse_ts(iso).timestamp()
+
+
+_CAPTION = re.compile(r"^([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,2}): (\S.{6,})$")
+
+
+def _is_owner(speaker: str, owner_names: frozenset[str]) -> bool:
+    words = speaker.lower().replace("(you)", " ").split()
+    return not words or set(words) <= owner_names or words[0] in ("you", "me") or speaker.lower() in owner_names
+
+
+def _speech(span: dict, owner_names: frozenset[str], family: str = "") -> list[Speech]:
+    """Audio with its speaker's role; on a call also the captions/chat lines on screen ("Priya: …")."""
+    from screen.models import Assertion
+
+    out = []
+    items = list(span.get("speech", []))
+    if family.startswith("meeting."):
+        for line in span["seen"].values():
+            m = _CAPTION.match(line)
+            if m and len(items) < 24:
+                items.append({"at": span["last"], "text": m.group(2), "speaker": m.group(1), "device": "screen"})
+    for s in items:
+        speaker = (s.get("speaker") or "").strip()
+        mine = _is_owner(speaker, owner_names)
+        if (s.get("device") or "").lower() == "output":
+            role, who = Assertion.ContentRole.OTHER_PERSON, speaker or "another participant"
+        elif mine:
+            role, who = Assertion.ContentRole.USER_AUTHORED, speaker or "you"
+        else:
+            role, who = Assertion.ContentRole.OTHER_PERSON, speaker
+        out.append(Speech(s["text"], who, role, s["at"]))
+    return out
+
+
+def label(family: str) -> str:
+    return family.split(".", 1)[-1].replace("_", " ")
+
+
+def title_for(reading: SpanReading, span: dict) -> str:
+    """From system-confirmed text only: the outcome line, the window title, the family."""
+    window = next((w for w in span["windows"] if w), span["app"] or "screen")
+    what = label(reading.family).capitalize()
+    if reading.outcome in CONTEST:
+        return f"{what}: {reading.outcome} ({reading.final['line']})"[:200]
+    if reading.outcome == RESOLVED and reading.problem:
+        return f"Resolved: {reading.problem['line']}"[:200]
+    if families.is_standalone(reading.family):
+        return f"{what}: {window}"[:200]  # a call is named by its window, whatever its last line said
+    if reading.final:
+        extra = f" ({reading.detail})" if reading.detail else ""
+        return f"{reading.final['line']}{extra}"[:200]
+    return f"{what}: {window}"[:200]
+
+
+def normalized(line: str) -> str:
+    return normalize_line(line)
