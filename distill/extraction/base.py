@@ -94,6 +94,7 @@ class Candidate:
 FEATURES = {
     "subject_type": "owner | listener | named_person | pronoun | unknown (whom the claim is about, and how found)",
     "attribution_confidence": "0..1: how sure the subject is (owner flag, speaker named by themselves/provider...)",
+    "subject_kind": "first | first_plural | second | named | pronoun | possessed: the subject's form in the clause",
     "grammatical_person": "first | second | third: how the clause names its subject",
     "subject_relation": "the noun of a possessed subject ('my sister' -> 'sister', 'my ferritin' -> 'ferritin')",
     "subject_plural": "the subject is 'we'",

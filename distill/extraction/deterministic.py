@@ -30,14 +30,15 @@ from distill.extraction.base import (
 )
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.extraction.parse_claims import LAUGHTER, Claim, claims_from_doc
+from distill.extraction.parse_claims import LAUGHTER, Claim, _name_like, claims_from_doc
 from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
 from distill.extraction.text import _LEAD, _SENTENCE, clean
 from distill.extraction.text import clauses as clauses  # re-exported
 
 DROPPED, PENDING = "dropped", "pending_review"
-PRIOR = 0.8
+PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
+OTHER_PRIOR = 0.75  # a plain statement outside those kinds
 WEARER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
 PRONOUN_WINDOW = 3  # turns back in which "he"/"she"/"they" may find the person just named
 STOP = set(
@@ -338,7 +339,9 @@ class _TurnContext:
                 # The small model's entity labels are weakest on rare names: a proper noun in a person's slot
                 # (subject, object, apposition) counts too.
                 role = tok.pos_ == "PROPN" and tok.dep_ in ("nsubj", "nsubjpass", "dobj", "appos")
-                if not (role or tok.ent_type_ == "PERSON") or tok.ent_type_ in ("ORG", "NORP", "DATE", "TIME"):
+                if not (role or tok.ent_type_ == "PERSON") or tok.ent_type_ in ("DATE", "TIME", "CARDINAL"):
+                    continue
+                if not _name_like(tok):
                     continue
                 if tok.head.dep_ == "prep" and tok.head.lower_ in ("in", "to", "from", "at", "near"):
                     continue
@@ -390,7 +393,7 @@ def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
 
 # --- prior and hard rules -----------------------------------------------------------------------------------
 def _prior(f: dict, who: _Who) -> tuple[float, list[str]]:
-    conf, flags = PRIOR, []
+    conf, flags = (PRIOR if f.get("kind") != "other" else OTHER_PRIOR), []
     if f.get("hedged"):
         conf *= 0.6
         flags.append("hedged")
@@ -413,9 +416,7 @@ def _prior(f: dict, who: _Who) -> tuple[float, list[str]]:
     if f.get("is_question"):
         conf = min(conf, 0.1)
         flags.append("question")
-    if f.get("kind") == "other":
-        conf *= 0.85
-    conf *= 0.5 + 0.5 * who.confidence
+    conf *= min(1.0, 0.5 + 0.5 * who.confidence / 0.9)
     if who.subject_type == "unknown":
         flags.append("speaker not identified")
     return conf, flags

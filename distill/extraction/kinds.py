@@ -25,7 +25,7 @@ HEALTH_WORDS = {
     "allergic", "allergy", "sick", "ill", "illness", "pregnant", "pregnancy", "diabetic", "diabetes", "asthma",
     "asthmatic", "injured", "injury", "sore", "pain", "anemic", "anaemic", "cancer", "disease", "disorder",
     "syndrome", "infection", "fever", "flu", "virus", "symptom", "diagnosis", "diagnose", "surgery", "operation",
-    "doctor", "physician", "nurse", "hospital", "clinic", "medication", "medicine", "prescription", "prescribe",
+    "hospital", "clinic", "medication", "medicine", "prescription", "prescribe",
     "pill", "dose", "therapy", "therapist", "treatment", "test", "scan", "x-ray", "mri", "blood", "pressure",
     "cholesterol", "level", "result", "sprain", "fracture", "break", "broken", "recover", "recovery", "heal",
     "migraine", "headache", "insomnia", "depression", "anxiety", "cast", "stitches", "vaccine", "shot", "allergen",
@@ -44,7 +44,11 @@ WORK_WORDS = {
     "department", "project", "deadline", "meeting", "internship", "degree", "school", "university", "college",
     "student", "class", "course", "thesis", "phd", "mba", "major", "lab", "practice", "studio", "shop", "store",
 }  # fmt: skip
-AGENT_NOUN = re.compile(r"(?:er|or|ist|ian|ant|ent|eer|ive|man|woman|person|smith|wright)$")
+AGENT_NOUN = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ive|ic|ess|eon|ista|wife|man|woman|smith|wright)$"
+    r"|^(?:nurse|chef|pilot|cook|clerk|judge|coach|guide|vet|nanny|priest|poet|model|medic|midwife|barista|"
+    r"carpenter|mason|welder|plumber|roofer|tiler|farmer)$"
+)
 NOT_OCCUPATIONS = {"person", "fan", "mother", "father", "sister", "brother", "member", "winner", "loser", "beginner",
                    "other", "owner", "lover", "parent", "friend", "partner", "user", "customer", "number", "player"}  # fmt: skip
 PLACE_VERBS = {"live", "move", "relocate", "settle", "reside", "stay", "rent", "lease", "buy", "sell", "grow"}
@@ -84,6 +88,8 @@ def classify(features: dict, *, subject_relation: str = "") -> tuple[str, str]:
 
 
 def _kind(verb, obj, words, predicate, f, relation) -> str:
+    if verb == "be" and obj and f.get("object_pos") == "NOUN" and AGENT_NOUN.search(obj) and obj not in NOT_OCCUPATIONS:
+        return "work"  # "I'm a welder", "she's an anaesthetist", "you're a nurse"
     if words & HEALTH_WORDS - {
         "back",
         "test",

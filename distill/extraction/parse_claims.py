@@ -92,6 +92,7 @@ POSITIVE_EVALUATIVES = {
     "amazing",
 }
 IRONY_MARKERS = {("yeah", "right"), ("oh", "sure"), ("sure", "sure"), ("oh", "great"), ("oh", "joy")}
+CONFIRMATION_TAGS = {"right", "remember", "yeah", "ok", "okay", "see", "huh", "no", "correct", "yes", "know", "you"}
 LAUGHTER = {"ha", "haha", "hah", "hahaha", "lol", "lmao", "rofl", "hehe"}
 SUPERLATIVE_FRAMES = {"ever", "world", "history", "life"}
 HYPERBOLE_NUMBERS = {"million", "billion", "trillion", "zillion", "gazillion", "bazillion"}
@@ -176,6 +177,8 @@ def predicate_heads(sent) -> list:
         elif t.dep_ == "dep" and t.pos_ == "VERB" and t.i > t.head.i:
             heads.append(t)
         elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and _subject(t) is not None:
+            if t.dep_ == "ccomp" and _lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
+                continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
             heads.append(t)
     return sorted(heads, key=lambda t: t.i)
 
@@ -313,17 +316,20 @@ def _modality(head, aux: list) -> tuple[str, object]:
     return "none", head
 
 
-def _is_question(sent, head, subject) -> bool:
+def _is_question(sent, head, subject, heads=()) -> bool:
     text = sent.text.rstrip()
+    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
+    if text.endswith("?") and later and subject is not None and subject.lower_ in FIRST | FIRST_PLURAL:
+        # "I'm allergic to latex, is that on my file?": the speaker's statement, then a question about it.
+        if not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg"):
+            return False
     if text.endswith("?"):
-        # A first-person statement followed by a tag ("I switched to tea, remember?") stays a statement.
-        last = [t for t in sent if not t.is_punct]
-        if subject is not None and subject.lower_ in FIRST and head.i < (last[-1].i if last else head.i) - 1:
-            tail_heads = [t for t in sent if t.i > head.i and t.dep_ in ("ROOT", "conj", "parataxis", "ccomp")]
-            tail_heads = [t for t in tail_heads if not head.is_ancestor(t) or t.dep_ == "parataxis"]
-            if not tail_heads and any(
-                t.lower_ in ("right", "remember", "yeah", "ok", "okay", "see") for t in last[-2:]
-            ):
+        # A first-person statement followed by a confirmation tag ("I switched to decaf, remember?") stays one.
+        words = [t for t in sent if not t.is_punct]
+        commas = [t.i for t in sent if t.text == ","]
+        if subject is not None and subject.lower_ in FIRST | FIRST_PLURAL and commas and head.i < commas[-1]:
+            tail = [t for t in words if t.i > commas[-1]]
+            if 0 < len(tail) <= 2 and all(t.lower_ in CONFIRMATION_TAGS for t in tail):
                 return False
         return True
     first = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc")), None)
@@ -369,9 +375,33 @@ def _in_quote(sent, idxs: list[int]) -> bool:
     )
 
 
+QUOTATIVE_VERBS = SAY_VERBS | {"go", "ask", "yell", "scream", "shout", "whisper"}
+
+
+def _quotative_before(head) -> str:
+    """A quotative with another subject before the clause in its sentence: "The captain goes, I'm …", "she's
+    like, I …", "he said: I …". Returns that subject's word, or ""."""
+    subject = _subject(head)
+    start = min(head.i, subject.i) if subject is not None else head.i
+    for t in head.sent:
+        if t.i >= start:
+            break
+        lemma = _lemma(t)
+        quotative = lemma in QUOTATIVE_VERBS or (lemma == "be" and any(c.lower_ == "like" for c in t.children))
+        if not quotative:
+            continue
+        s = _subject(t)
+        if s is not None and s.lower_ not in FIRST and any(p.text in (",", ":") for p in head.doc[t.i : start]):
+            return s.lower_
+    return ""
+
+
 def _reported(head) -> tuple[bool, str]:
     """Is this clause what someone else said or thought ("she said she's moving", "Tom thinks I'm a nurse")?
     Returns (reported, the reporter's pronoun class)."""
+    quoted_by = _quotative_before(head)
+    if quoted_by:
+        return True, quoted_by
     h = head
     for _ in range(6):
         if h.dep_ in ("ccomp", "parataxis") and h.head != h:
@@ -467,6 +497,23 @@ def _entities_in(doc, idxs: list[int]) -> list[tuple[str, str]]:
     return [(e.text, e.label_) for e in doc.ents if any(t.i in s for t in e)]
 
 
+@lru_cache(maxsize=8192)
+def _is_common_word(word: str) -> bool:
+    """Is this an English common noun, verb or adjective in lemminflect's lexicon ("Dance", "Life", "Guidance")?"""
+    from lemminflect import getAllLemmas
+
+    tags = getAllLemmas(word.lower())
+    return bool(tags) and "PROPN" not in tags
+
+
+def _name_like(tok) -> bool:
+    """A proper-noun subject is a person's name when the recogniser says PERSON, or when the word is no common
+    English word: the tagger marks any capitalised sentence-initial noun PROPN ("Dance is my escape")."""
+    if tok.ent_type_ == "PERSON" and not (tok.i == tok.sent.start and _is_common_word(tok.text)):
+        return True
+    return not _is_common_word(tok.text)
+
+
 def _subject_kind(subject, head) -> tuple[str, str, str]:
     """(kind, name, possessor) for a subject token."""
     if subject is None:
@@ -480,8 +527,13 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
         return "second", "", ""
     if low in THIRD_PRONOUNS:
         return "pronoun", low, ""
-    if subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON":
-        if subject.ent_type_ in PLACE_LABELS | {"ORG", "PRODUCT", "WORK_OF_ART", "EVENT", "NORP"}:
+    if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON") and _name_like(subject):
+        # A one-word "ORG" is often a rare first name to the small model ("Ingrid is a dentist"); places, works
+        # and longer organisation names are things.
+        org = subject.ent_type_ == "ORG" and any(
+            e.label_ == "ORG" and len(e) > 1 and subject in e for e in subject.doc.ents
+        )
+        if org or subject.ent_type_ in PLACE_LABELS | {"PRODUCT", "WORK_OF_ART", "EVENT", "NORP", "LAW", "LANGUAGE"}:
             return "thing", "", ""
         parts = [t for t in subject.subtree if t.pos_ == "PROPN" and (t == subject or t.dep_ in ("compound", "flat"))]
         return "named", " ".join(t.text for t in sorted(parts, key=lambda t: t.i)), ""
@@ -521,6 +573,13 @@ def claims_from_doc(doc, turn_docs_after=()) -> list[Claim]:
     return out
 
 
+def _poss_of(tok) -> str:
+    for c in tok.children:
+        if c.dep_ == "poss":
+            return "first" if c.lower_ in FIRST else "second" if c.lower_ in SECOND else ""
+    return ""
+
+
 def _past_form(tok) -> bool:
     """Is this word a past form that is not also its base form ("took", not "put")? The tagger may read a
     sentence-initial past as an imperative."""
@@ -529,7 +588,7 @@ def _past_form(tok) -> bool:
 
 
 def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
-    if _lemma(head) in HEDGE_VERBS | SAY_VERBS | {"know", "remember", "realize", "hear"} and any(
+    if _lemma(head) in HEDGE_VERBS | QUOTATIVE_VERBS | {"know", "remember", "realize", "hear"} and any(
         c.dep_ == "ccomp" or c in heads for c in head.children
     ):
         return []  # "I think …", "she said …": the complement is the claim
@@ -557,7 +616,26 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
             subject_kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out
         elif head.tag_ == "VBG" and any(a.lower_ == "been" for a in aux) and first_word in aux:
             subject_kind, implicit = "first", True  # "Been learning the oud"
+    first_tok = next((t for t in head.subtree if not t.is_punct), None)
+    if (
+        first_tok is not None
+        and first_tok.tag_ in ("WRB", "WP", "WDT")
+        and head.dep_ != "ROOT"
+        and first_tok.i < (subject.i if subject is not None else head.i)
+    ):
+        return []  # "… why Dev moved", "what she said": an embedded question or relative, not a claim
     imperative = subject is None and not implicit and head.tag_ == "VB" and head.dep_ == "ROOT"
+    if subject_kind == "thing" and subject is not None and subject.pos_ != "PRON":
+        # "Gardening is my escape", "Chess matters to me": a thing said to be the speaker's, or to act on them.
+        owned = [
+            c for c in real.children if c.dep_ in ("attr", "dobj", "dative") and _poss_of(c) in ("first", "second")
+        ]
+        to_me = [
+            g for c in real.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj" and g.lower_ in ("me",)
+        ]
+        if owned or to_me:
+            subject_kind, possessor = "possessed", (_poss_of(owned[0]) if owned else "first")
+            subject_name = ""
     if subject_kind in ("none", "thing") and not imperative:
         return []
     if imperative:
@@ -603,7 +681,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         tense=tense,
         aspect=aspect,
         habitual=bool(habitual),
-        is_question=_is_question(sent, head, subject),
+        is_question=_is_question(sent, head, subject, heads),
         conditional=_conditional(head),
         hypothetical=_hypothetical(real, sent, modality_word) or _hypothetical(head, sent, modality_word),
         in_quote=_in_quote(sent, idxs),
