@@ -19,8 +19,8 @@ T0 = datetime(2026, 3, 2, 15, 0, tzinfo=UTC)
 OWNER = "Odile Varga"
 
 
-def day(*turns, wearer=OWNER, owner_confidence=1.0) -> DayInput:
-    """turns: (speaker, is_owner, text) in one conversation."""
+def day(*turns, wearer="Rosa Lindqvist", owner_confidence=1.0) -> DayInput:
+    """turns: (speaker, is_owner, text) in one conversation (``tests/distill/test_llm.py`` uses it too)."""
     utts = [
         UtteranceIn(index=i, speaker_name=s, is_wearer=w, text=t, started_at=T0 + timedelta(seconds=10 * i))
         for i, (s, w, t) in enumerate(turns)
@@ -29,8 +29,8 @@ def day(*turns, wearer=OWNER, owner_confidence=1.0) -> DayInput:
     return DayInput(wearer_name=wearer, conversations=[conv])
 
 
-def extract(*turns, **kw):
-    return DeterministicExtractor().extract(day(*turns, **kw)).candidates
+def extract(*turns, wearer=OWNER, **kw):
+    return DeterministicExtractor().extract(day(*turns, wearer=wearer, **kw)).candidates
 
 
 def only(cands):
