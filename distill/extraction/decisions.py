@@ -103,6 +103,11 @@ def later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str
     ]
 
 
+def cancels(text: str) -> bool:
+    """Does this turn cancel or move something ("we called it off", "let's push it")?"""
+    return bool(_CANCEL.search(text))
+
+
 def cancelled_later(content: str, later: list[str], tokens: Callable[[str], set[str]]) -> bool:
     """A plan is doubtful when a later utterance the same day cancels or moves something sharing its terms."""
     if _CANCEL.search(content):

@@ -75,10 +75,10 @@ def _classify(text: str, skip: tuple[str, ...] = ()) -> tuple[str | None, float,
 class _Turn:
     """One turn with its cleaned text and parse."""
 
-    __slots__ = ("utt", "text", "doc", "pos")
+    __slots__ = ("utt", "text", "doc", "pos", "order")
 
     def __init__(self, utt: UtteranceIn, text: str, pos: int):
-        self.utt, self.text, self.pos, self.doc = utt, text, pos, None
+        self.utt, self.text, self.pos, self.doc, self.order = utt, text, pos, None, -1
 
 
 class DeterministicExtractor(Extractor):
@@ -93,13 +93,19 @@ class DeterministicExtractor(Extractor):
         for turn, doc in zip(turns, nlp.parse(t.text for t in turns), strict=True):
             turn.doc = doc
         nlp.entities(t.doc for t in turns if _may_hold_claim(t.doc))
-        later_texts = decisions.later_texts(day.conversations)
-        for ci, (conv, cturns) in enumerate(zip(day.conversations, convs, strict=True)):
+        # Turns of the day that cancel or move something, in order: a plan is doubtful when one comes later.
+        flat = [t for c in convs for t in c]
+        order = {id(t): k for k, t in enumerate(flat)}
+        for k, t in enumerate(flat):
+            t.order = k
+        cancels = [(k, t.text) for k, t in enumerate(flat) if t.text and decisions.cancels(t.text)]
+        for conv, cturns in zip(day.conversations, convs, strict=True):
             names = _resolve_speakers(conv, owner)
             for turn in cturns:
                 if not turn.text or turn.doc is None:
                     continue
-                later = [t for (c, p, t) in later_texts if (c, p) > (ci, turn.pos)]
+                k = order[id(turn)]
+                later = [(j, text) for j, text in cancels if j > k]
                 result.candidates.extend(self._from_turn(conv, cturns, turn, owner, names, later))
         return result
 
@@ -132,7 +138,9 @@ class DeterministicExtractor(Extractor):
             f["speaker_is_owner"] = bool(utt.is_wearer)
             f["turn_n_tokens"] = len(turn.doc)
             f["prev_turn_question"] = bool(pos and cturns[pos - 1].text.rstrip().endswith("?"))
-            after = later[1:] if cand.ceiling_reason == decisions.AGREED else later
+            # The reply that agreed to a proposal is part of it, not a later change of mind.
+            reply = order_of_next(cturns, pos) if cand.ceiling_reason == decisions.AGREED else -1
+            after = [text for j, text in later if j != reply]
             cancelled = cand.kind in ("plan", "commitment", "decision") and decisions.cancelled_later(
                 cand.content, after, _content_tokens
             )
@@ -350,6 +358,11 @@ class _TurnContext:
         return seen[0] if len(seen) == 1 else ""
 
 
+def order_of_next(cturns, pos: int) -> int:
+    """Day-order position of the turn after ``pos`` in its conversation (-1 when none); set by ``extract``."""
+    return getattr(cturns[pos + 1], "order", -1) if pos + 1 < len(cturns) else -1
+
+
 def _other(a: UtteranceIn, b: UtteranceIn) -> bool:
     return a.speaker_name != b.speaker_name or a.is_wearer != b.is_wearer
 
@@ -359,9 +372,26 @@ def _laughs(doc) -> bool:
     return first is not None and first.lower_ in LAUGHTER
 
 
+_PERSON_WORDS = {"i", "you", "we", "he", "she", "they", "my", "your", "our", "me"}
+
+
 def _may_hold_claim(doc) -> bool:
-    """Does the parse hold a subject or an initial verb (worth running the entity recogniser on)?"""
-    return doc is not None and len(doc) > 1 and any(t.dep_ in ("nsubj", "nsubjpass", "ROOT") for t in doc)
+    """Is the entity recogniser worth running on this turn (the slowest step of the parse)? Only when a
+    statement in it has a person for a subject: a personal pronoun, a proper noun, "my …", or an omitted "I"
+    before a past verb. Questions and talk about things never become accepted claims."""
+    if doc is None or len(doc) < 3:
+        return False
+    for sent in doc.sents:
+        if sent.text.rstrip().endswith("?"):
+            continue
+        for t in sent:
+            if t.dep_ in ("nsubj", "nsubjpass") and (t.lower_ in _PERSON_WORDS or t.pos_ == "PROPN"):
+                return True
+            if t.dep_ in ("nsubj", "nsubjpass") and any(c.dep_ == "poss" for c in t.children):
+                return True
+        if sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start:
+            return True
+    return False
 
 
 def _not_a_statement(claim: Claim) -> bool:

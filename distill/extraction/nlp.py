@@ -70,7 +70,11 @@ def parse(texts: Iterable[str]) -> list:
 
 def entities(docs: Iterable) -> None:
     """Run the entity recogniser on the docs that have not been through it yet (in place, batched)."""
-    todo = [d for d in dict.fromkeys(docs) if id(d) not in _with_ents]
+    todo, seen = [], set()
+    for d in docs:
+        if id(d) not in _with_ents and id(d) not in seen:
+            seen.add(id(d))
+            todo.append(d)
     if not todo:
         return
     ner = get_nlp().get_pipe("ner")

@@ -4,6 +4,7 @@ into clauses with their question and condition context, verbless date fragments 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # --- cleanup ------------------------------------------------------------------------------------------
 # "er" only in lower or sentence case: an upper-case "ER" is an acronym (the emergency room), not a filler.
@@ -20,7 +21,9 @@ _LIKE_NUMBER = re.compile(
 )
 
 
+@lru_cache(maxsize=50_000)
 def clean(text: str) -> str:
+    """Speech-recognition noise out (cached: speakers, decisions and the extractor clean the same turns)."""
     text = _ABBREV.sub(lambda m: m.group(1) + " ", text or "")
     text = _FILLERS.sub("", text)
     text = _LIKE_FILLER.sub(" ", text)
