@@ -83,7 +83,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.0"
+    VERSION = "2.1"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -439,6 +439,12 @@ def _prior(f: dict, who: _Who) -> tuple[float, list[str]]:
     if f.get("reported") or f.get("in_quote"):
         conf *= 0.5
         flags.append("reported speech" if f.get("reported") else "quoted")
+    for key, why in (("momentary", "a passing action"), ("near_term", "about the next hours"),
+                     ("offer_to_listener", "a small offer"), ("figurative_cues", "figurative"),
+                     ("object_vague", "vague object")):  # fmt: skip
+        if f.get(key):
+            conf *= 0.6
+            flags.append(why)
     cues = f.get("sarcasm_cues", 0)
     if cues:
         conf *= 0.6**cues

@@ -92,6 +92,9 @@ POSITIVE_EVALUATIVES = {
     "amazing",
 }
 IRONY_MARKERS = {("yeah", "right"), ("oh", "sure"), ("sure", "sure"), ("oh", "great"), ("oh", "joy")}
+# Discourse adverbs that open a clause without adding to it.
+LEADING_DISCOURSE = {"so", "well", "oh", "yeah", "okay", "ok", "anyway", "also", "plus", "actually", "honestly",
+                     "basically", "anyways", "like", "now", "and", "but", "then"}  # fmt: skip
 CONFIRMATION_TAGS = {"right", "remember", "yeah", "ok", "okay", "see", "huh", "no", "correct", "yes", "know", "you"}
 LAUGHTER = {"ha", "haha", "hah", "hahaha", "lol", "lmao", "rofl", "hehe"}
 SUPERLATIVE_FRAMES = {"ever", "world", "history", "life"}
@@ -240,7 +243,7 @@ def _clause_tokens(head, heads, subject) -> list[int]:
             # a fronted phrase ("At the lab, I run assays") stays: only bare conjunctions and marks go
             break
         idxs.pop(0)
-    while idxs and (doc[idxs[0]].lower_ in ("so", "well", "oh", "yeah", "okay", "ok", "anyway", "also", "plus")):
+    while idxs and (doc[idxs[0]].lower_ in LEADING_DISCOURSE):
         if doc[idxs[0]].dep_ in ("nsubj", "dobj"):
             break
         idxs.pop(0)
@@ -721,6 +724,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         f["content_words"] = sum(
             1 for i in var_idxs if doc[i].pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "VERB") and not doc[i].is_stop
         )
+        f.update(_moment_features(doc, real, var_idxs, f))
         out.append(
             Claim(
                 text=_span_text(doc, var_idxs),
@@ -734,6 +738,51 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
             )
         )
     return out
+
+
+# Verbs of violence or extremity said of oneself are usually figurative ("this commute is killing me").
+HYPERBOLE_VERBS = {
+    "kill",
+    "murder",
+    "destroy",
+    "torture",
+    "drown",
+    "crush",
+    "die",
+    "starve",
+    "freeze",
+    "melt",
+    "explode",
+}
+MOMENT_ADVERBS = {"just", "now", "currently", "quick", "quickly", "real", "right", "already", "still"}
+NEAR_TERM_WORDS = {"today", "tonight", "now", "tomorrow", "morning", "afternoon", "evening", "minute", "minutes",
+                   "hour", "hours", "later", "soon", "sec", "second"}  # fmt: skip
+
+
+def _moment_features(doc, real, idxs: list[int], f: dict) -> dict:
+    """Cues that a claim is about the moment rather than the person: a passing action ("I'm just parking the
+    van"), a plan for the next hours ("I'll do it tonight"), a small offer to the listener ("I'll grab you a
+    coffee"), figurative extremity ("it's killing me"), a vague object ("I love it")."""
+    words = {doc[i].lower_ for i in idxs}
+    objects = [c for c in real.children if c.dep_ in ("dobj", "dative")]
+    preps = [g for c in real.children if c.dep_ == "prep" and c.lower_ == "for" for g in c.children]
+    to_listener = any(t.lower_ in SECOND for t in objects + preps)
+    figurative = (_lemma(real) in HYPERBOLE_VERBS and any(t.lower_ in FIRST | {"us"} for t in real.subtree)) or (
+        "literally" in words
+    )
+    return {
+        "momentary": f.get("aspect") == "progressive" and bool(words & MOMENT_ADVERBS),
+        "near_term": bool(words & NEAR_TERM_WORDS),
+        "offer_to_listener": to_listener
+        and f.get("modality") in ("will", "can", "want")
+        or (real.head.lower_ == "let" and any(c.lower_ == "me" for c in real.head.children)),
+        "figurative_cues": int(figurative),
+        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS,
+    }
+
+
+VAGUE_WORDS = {"it", "that", "this", "them", "those", "these", "one", "ones", "something", "anything", "everything",
+               "nothing", "stuff", "thing", "things"}  # fmt: skip
 
 
 def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]:

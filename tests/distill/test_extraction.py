@@ -247,3 +247,14 @@ def test_extractor_never_crashes_and_keeps_confidences_in_range(text, is_owner):
         assert 0.0 <= cand.extraction_confidence <= 1.0
         assert 0.0 <= cand.capture_confidence <= 1.0
         assert cand.content
+
+
+def test_talk_about_the_moment_is_marked_and_weaker_than_a_durable_statement():
+    durable = only(extract(("user", True, "I restore harpsichords.")))
+    passing = only(extract(("user", True, "I'm just rinsing the brushes.")))
+    offer = only(extract(("user", True, "Hey."), ("Imre", False, "I will carry you a thermos.")))
+    assert passing.features["momentary"] is True
+    assert offer.features["offer_to_listener"] is True
+    assert durable.features["momentary"] is False and durable.features["offer_to_listener"] is False
+    assert passing.extraction_confidence < durable.extraction_confidence
+    assert offer.extraction_confidence < durable.extraction_confidence
