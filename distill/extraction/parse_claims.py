@@ -22,7 +22,7 @@ from lemminflect import getInflection, getLemma
 FIRST = {"i", "me", "my", "mine", "myself"}
 FIRST_PLURAL = {"we", "us", "our", "ours", "ourselves"}
 SECOND = {"you", "your", "yours", "yourself", "u", "ya"}
-THIRD_PRONOUNS = {"he", "she", "they", "him", "her", "them"}
+THIRD_PRONOUNS = {"he", "she", "him", "her"}  # "they" is mostly plural or generic: never resolved to one person
 SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "expl"}
 OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "xcomp", "ccomp", "dative", "npadvmod")
 
@@ -531,6 +531,9 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
     if low in THIRD_PRONOUNS:
         return "pronoun", low, ""
     if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON") and _name_like(subject):
+        nxt = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
+        if nxt is not None and nxt.text in (",", "!") and nxt.i < head.i:
+            return "none", "", ""  # "Hey Caroline, that trip was wild": a name said to someone, not a subject
         # A one-word "ORG" is often a rare first name to the small model ("Ingrid is a dentist"); places, works
         # and longer organisation names are things.
         org = subject.ent_type_ == "ORG" and any(
@@ -789,7 +792,10 @@ def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]
     """Conjoined objects ("goats and geese", "tea, coffee and mate") → one token list per conjunct."""
     if obj is None:
         return [(None, idxs)]
-    conjuncts = [obj] + [t for t in obj.subtree if t.dep_ == "conj" and t.head in ([obj] + list(obj.subtree))]
+    conjuncts = [obj]
+    for t in obj.subtree:  # in order: a conjunct of the object or of an earlier conjunct
+        if t.dep_ == "conj" and t.head in conjuncts:
+            conjuncts.append(t)
     conjuncts = [c for c in conjuncts if c.pos_ in ("NOUN", "PROPN", "ADJ", "NUM") or c == obj]
     if len(conjuncts) < 2 or any(c.pos_ in ("VERB", "AUX") for c in conjuncts[1:]):
         return [(obj, idxs)]
