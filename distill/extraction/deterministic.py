@@ -34,7 +34,6 @@ from distill.extraction.parse_claims import LAUGHTER, Claim, _name_like, claims_
 from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
 from distill.extraction.text import _LEAD, _SENTENCE, clean
-from distill.extraction.text import clauses as clauses  # re-exported
 
 DROPPED, PENDING = "dropped", "pending_review"
 PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
@@ -83,7 +82,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.2"
+    VERSION = "2.3"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
