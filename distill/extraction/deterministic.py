@@ -82,7 +82,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.3"
+    VERSION = "2.4"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -352,9 +352,31 @@ class _TurnContext:
                     continue
                 if tok.head.dep_ == "prep" and tok.head.lower_ in ("in", "to", "from", "at", "near"):
                     continue
-                if tok.text.lower() not in speakers and tok.text not in seen and tok.text not in _NOT_NAMES:
-                    seen.append(tok.text)
-        return seen[0] if len(seen) == 1 else ""
+                if tok.dep_ in ("compound", "flat") and tok.head.pos_ == "PROPN":
+                    continue  # "Dev" in "Dev Kapoor": the full name is taken at its head
+                parts = [c.text for c in tok.children if c.dep_ in ("compound", "flat") and c.pos_ == "PROPN"]
+                name = " ".join([*parts, tok.text])
+                if tok.text.lower() not in speakers and tok.text not in _NOT_NAMES:
+                    seen.append(name)
+        return _one_person(seen)
+
+
+def _one_person(names: list[str]) -> str:
+    """The one person among the names seen ("Dev", "Dev Kapoor" and "Kapoor" are one), else ""."""
+    people: list[set[str]] = []
+    full: list[str] = []
+    for name in names:
+        words = set(name.split())
+        for k, group in enumerate(people):
+            if group & words:
+                group |= words
+                if len(name) > len(full[k]):
+                    full[k] = name
+                break
+        else:
+            people.append(words)
+            full.append(name)
+    return full[0] if len(full) == 1 else ""
 
 
 def order_of_next(cturns, pos: int) -> int:

@@ -256,6 +256,9 @@ def _clause_tokens(head, heads, subject) -> list[int]:
             idxs.pop(0)
     while idxs and doc[idxs[-1]].is_punct:
         idxs.pop()
+    # "…, Sam.": a name said to the listener closing the clause is not part of it.
+    if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
+        idxs = idxs[:-2]
     return idxs
 
 

@@ -258,3 +258,15 @@ def test_talk_about_the_moment_is_marked_and_weaker_than_a_durable_statement():
     assert durable.features["momentary"] is False and durable.features["offer_to_listener"] is False
     assert passing.extraction_confidence < durable.extraction_confidence
     assert offer.extraction_confidence < durable.extraction_confidence
+
+
+def test_a_yes_to_a_question_about_the_answerer_is_a_statement_about_them():
+    cands = extract(("Imre", False, "Do you breed ferrets?"), ("user", True, "Yes, three litters a year."))
+    cand = about(cands, "breeds ferrets")
+    assert cand.attribution == "user"
+    assert cand.ceiling == "pending_review"
+
+
+def test_a_closing_vocative_is_not_part_of_the_claim():
+    cand = only(extract(("user", True, "I have been a beekeeper for nine years, Imre.")))
+    assert cand.content == "Odile has been a beekeeper for nine years."
