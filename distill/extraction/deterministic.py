@@ -82,7 +82,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.4"
+    VERSION = "2.5"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -91,7 +91,7 @@ class DeterministicExtractor(Extractor):
         turns = [t for c in convs for t in c if t.text]
         for turn, doc in zip(turns, nlp.parse(t.text for t in turns), strict=True):
             turn.doc = doc
-        nlp.entities(t.doc for t in turns if _may_hold_claim(t.doc))
+        nlp.sentence_entities((t.doc, _claim_sentences(t.doc)) for t in turns if t.doc is not None)
         # Turns of the day that cancel or move something, in order: a plan is doubtful when one comes later.
         flat = [t for c in convs for t in c]
         order = {id(t): k for k, t in enumerate(flat)}
@@ -396,23 +396,25 @@ def _laughs(doc) -> bool:
 _PERSON_WORDS = {"i", "you", "we", "he", "she", "they", "my", "your", "our", "me"}
 
 
-def _may_hold_claim(doc) -> bool:
-    """Is the entity recogniser worth running on this turn (the slowest step of the parse)? Only when a
-    statement in it has a person for a subject: a personal pronoun, a proper noun, "my …", or an omitted "I"
-    before a past verb. Questions and talk about things never become accepted claims."""
-    if doc is None or len(doc) < 3:
-        return False
+def _claim_sentences(doc) -> list:
+    """The sentences of a turn worth the entity recogniser (the slowest step of the parse): statements whose
+    subject is a person (a personal pronoun, a proper noun, "my …"), or that open with a past verb (an omitted
+    "I"). Questions and talk about things never become accepted claims; a proper noun anywhere is still a
+    person candidate for pronouns through its parse role."""
+    out = []
+    if len(doc) < 3:
+        return out
     for sent in doc.sents:
         if sent.text.rstrip().endswith("?"):
             continue
-        for t in sent:
-            if t.dep_ in ("nsubj", "nsubjpass") and (t.lower_ in _PERSON_WORDS or t.pos_ == "PROPN"):
-                return True
-            if t.dep_ in ("nsubj", "nsubjpass") and any(c.dep_ == "poss" for c in t.children):
-                return True
-        if sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start:
-            return True
-    return False
+        person = any(
+            t.dep_ in ("nsubj", "nsubjpass")
+            and (t.lower_ in _PERSON_WORDS or t.pos_ == "PROPN" or any(c.dep_ == "poss" for c in t.children))
+            for t in sent
+        )
+        if person or (sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start):
+            out.append(sent)
+    return out
 
 
 def _not_a_statement(claim: Claim) -> bool:

@@ -84,6 +84,28 @@ def entities(docs: Iterable) -> None:
         _with_ents.update(id(d) for d in todo)
 
 
+def sentence_entities(pairs) -> None:
+    """Entities for chosen sentences only: ``pairs`` is (doc, [sentence spans]). Each sentence is recognised on its
+    own (``Span.as_doc``) and its entities are set back on the doc, so a turn's questions and asides cost
+    nothing. A doc done this way is marked done (like ``entities``)."""
+    from spacy.tokens import Span
+
+    todo = [(doc, sents) for doc, sents in pairs if id(doc) not in _with_ents]
+    if not todo:
+        return
+    ner = get_nlp().get_pipe("ner")
+    small = [sent.as_doc() for _, sents in todo for sent in sents]
+    done = iter(ner.pipe(small, batch_size=BATCH_SIZE))
+    for doc, sents in todo:
+        spans = []
+        for sent in sents:
+            part = next(done)
+            spans += [Span(doc, sent.start + e.start, sent.start + e.end, label=e.label_) for e in part.ents]
+        doc.set_ents(spans, default="outside")
+    with _lock:
+        _with_ents.update(id(d) for d, _ in todo)
+
+
 def parse_with_entities(texts: Iterable[str]) -> list:
     docs = parse(texts)
     entities(docs)

@@ -721,16 +721,17 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         f["coordinated"] = f["coordinated"] or len(variants) > 1
         labels = {lab for _, lab in _entities_in(doc, var_idxs)}
         f["has_date"] = bool(labels & DATE_LABELS)
-        f["has_quantity"] = bool(labels & QUANTITY_LABELS) or any(doc[i].like_num for i in var_idxs)
+        vtoks = [doc[i] for i in var_idxs]
+        f["has_quantity"] = bool(labels & QUANTITY_LABELS) or any(t.like_num for t in vtoks)
         f["has_place"] = bool(labels & PLACE_LABELS)
         f["has_person"] = "PERSON" in labels
         f["has_org"] = "ORG" in labels
         f["n_tokens"] = len(var_idxs)
-        f["words"] = [doc[i].lemma_.lower() for i in var_idxs if not doc[i].is_punct]
+        f["words"] = [t.lemma_.lower() for t in vtoks if not t.is_punct]
         f["content_words"] = sum(
-            1 for i in var_idxs if doc[i].pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "VERB") and not doc[i].is_stop
+            1 for t in vtoks if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "VERB") and not t.is_stop
         )
-        f.update(_moment_features(doc, real, var_idxs, f))
+        f.update(_moment_features(vtoks, real, f))
         out.append(
             Claim(
                 text=_span_text(doc, var_idxs),
@@ -765,11 +766,11 @@ NEAR_TERM_WORDS = {"today", "tonight", "now", "tomorrow", "morning", "afternoon"
                    "hour", "hours", "later", "soon", "sec", "second"}  # fmt: skip
 
 
-def _moment_features(doc, real, idxs: list[int], f: dict) -> dict:
+def _moment_features(toks: list, real, f: dict) -> dict:
     """Cues that a claim is about the moment rather than the person: a passing action ("I'm just parking the
     van"), a plan for the next hours ("I'll do it tonight"), a small offer to the listener ("I'll grab you a
     coffee"), figurative extremity ("it's killing me"), a vague object ("I love it")."""
-    words = {doc[i].lower_ for i in idxs}
+    words = {t.lower_ for t in toks}
     objects = [c for c in real.children if c.dep_ in ("dobj", "dative")]
     preps = [g for c in real.children if c.dep_ == "prep" and c.lower_ == "for" for g in c.children]
     to_listener = any(t.lower_ in SECOND for t in objects + preps)
