@@ -82,7 +82,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.5"
+    VERSION = "2.6"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -433,7 +433,8 @@ def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
     if claim.features.get("implicit_subject"):
         text = "I " + text[:1].lower() + text[1:]
     if who.grammatical == "first":
-        return third_person(text, who.display, "first", addressee=who.addressee)
+        # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
+        return third_person(text, who.display, "first", addressee=who.addressee or "someone")
     if who.grammatical == "second":
         return third_person(text, who.display, "second", speaker=who.speaker)
     if claim.subject_kind == "pronoun" and claim.subject_text:

@@ -270,3 +270,8 @@ def test_a_yes_to_a_question_about_the_answerer_is_a_statement_about_them():
 def test_a_closing_vocative_is_not_part_of_the_claim():
     cand = only(extract(("user", True, "I have been a beekeeper for nine years, Imre.")))
     assert cand.content == "Odile has been a beekeeper for nine years."
+
+
+def test_an_unnamed_listener_is_someone_never_you_in_the_display_text():
+    cand = only(extract(("user", True, "I borrowed your ladder last spring.")))
+    assert cand.content == "Odile borrowed someone's ladder last spring."
