@@ -124,6 +124,7 @@ FEATURES = {
     "offer_to_listener": "will/can/let me … you / for you: a small offer",
     "figurative_cues": "1 when a verb of extremity is said of the speaker ('killing me') or 'literally'",
     "object_vague": "the complement is a bare pronoun or 'something/stuff'",
+    "date_fragment_joined": "a verbless date sentence after the claim was joined to it",
     "laughed_at": "the reply opens with laughter",
     "verb_lemma": "lemma of the predicate verb (the complement of a control verb)",
     "verb_tag": "its Penn tag",

@@ -30,7 +30,7 @@ from distill.extraction.base import (
 )
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.extraction.parse_claims import LAUGHTER, Claim, _name_like, claims_from_doc
+from distill.extraction.parse_claims import LAUGHTER, Claim, _name_like, claims_from_doc, date_fragment
 from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
 from distill.extraction.text import _LEAD, _SENTENCE, clean
@@ -82,7 +82,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.6"
+    VERSION = "2.7"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -116,6 +116,7 @@ class DeterministicExtractor(Extractor):
         ctx = _TurnContext(conv, cturns, turn, owner, names)
         found: list[Candidate] = []
         for claim in claims_from_doc(turn.doc, reply_docs):
+            _complete_with_date(claim, turn.doc)
             cand = self._from_claim(claim, ctx)
             if cand is not None:
                 found.append(cand)
@@ -396,6 +397,21 @@ def _laughs(doc) -> bool:
 _PERSON_WORDS = {"i", "you", "we", "he", "she", "they", "my", "your", "our", "me"}
 
 
+def _complete_with_date(claim: Claim, doc) -> None:
+    """ "I'm coming to Houston. The seventeenth to the nineteenth.": a date fragment right after the claim's
+    sentence belongs to it."""
+    nxt = next((s for s in doc.sents if s.start == claim.sent_end), None)
+    if nxt is None or claim.features.get("is_question") or not date_fragment(nxt):
+        return
+    tail = nxt.text.strip(" .!")
+    first = next((t for t in nxt if not t.is_punct), None)
+    if first is not None and first.pos_ != "PROPN":
+        tail = tail[:1].lower() + tail[1:]
+    claim.text = f"{claim.text.rstrip(' .!,')}, {tail}"
+    claim.features["has_date"] = True
+    claim.features["date_fragment_joined"] = True
+
+
 def _claim_sentences(doc) -> list:
     """The sentences of a turn worth the entity recogniser (the slowest step of the parse): statements whose
     subject is a person (a personal pronoun, a proper noun, "my …"), or that open with a past verb (an omitted
@@ -412,7 +428,8 @@ def _claim_sentences(doc) -> list:
             and (t.lower_ in _PERSON_WORDS or t.pos_ == "PROPN" or any(c.dep_ == "poss" for c in t.children))
             for t in sent
         )
-        if person or (sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start):
+        verbless = len(sent) <= 9 and not any(t.pos_ in ("VERB", "AUX") for t in sent)
+        if person or verbless or (sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start):
             out.append(sent)
     return out
 

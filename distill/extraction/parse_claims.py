@@ -114,6 +114,7 @@ class Claim:
     subject_text: str
     subject_name: str = ""  # a named subject's name; a possessed subject's head noun
     subject_i: int = -1  # the subject token's index in the doc (-1: none)
+    sent_end: int = -1  # where the claim's sentence ends in the doc
     possessor: str = ""  # "first" / "second" when the subject is "my …" / "your …"
     features: dict = field(default_factory=dict)
     entities: list[tuple[str, str]] = field(default_factory=list)
@@ -488,8 +489,9 @@ def sarcasm_cues(sent, doc, turn_docs_after=()) -> int:
         nxt = following[0]
         has_subject = any(t.dep_ in SUBJECT_DEPS for t in nxt)
         finite = any(t.tag_ in ("VBD", "VBP", "VBZ", "MD") for t in nxt)
-        if not has_subject and not finite and 1 < len([t for t in nxt if not t.is_punct]) <= 5:
-            cues += 1
+        gerund = nxt.root.tag_ == "VBG"
+        if gerund and not has_subject and not finite and 1 < len([t for t in nxt if not t.is_punct]) <= 5:
+            cues += 1  # "Living the dream.", "Loving every minute.": a comment on the sentence before
     for other in turn_docs_after:
         first = next((t for t in other if not t.is_punct), None)
         if first is not None and first.lower_ in LAUGHTER:
@@ -738,6 +740,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
                 subject_kind=subject_kind,
                 subject_text=subject.text if subject is not None else "",
                 subject_i=subject.i if subject is not None else -1,
+                sent_end=sent.end,
                 subject_name=subject_name,
                 possessor=possessor,
                 features=f,
@@ -762,7 +765,7 @@ HYPERBOLE_VERBS = {
     "explode",
 }
 MOMENT_ADVERBS = {"just", "now", "currently", "quick", "quickly", "real", "right", "already", "still"}
-NEAR_TERM_WORDS = {"today", "tonight", "now", "tomorrow", "morning", "afternoon", "evening", "minute", "minutes",
+NEAR_TERM_WORDS = {"today", "tonight", "tomorrow", "morning", "afternoon", "evening", "minute", "minutes",
                    "hour", "hours", "later", "soon", "sec", "second"}  # fmt: skip
 
 
@@ -863,3 +866,12 @@ def not_a_claim(text: str) -> str:
         if f.get(key):
             return key
     return ""
+
+
+def date_fragment(sent) -> bool:
+    """A short verbless sentence holding a date or time ("The seventeenth to the nineteenth.", "Saturday, 9 am.")
+    completes the statement before it."""
+    words = [t for t in sent if not t.is_punct]
+    if not words or len(words) > 8 or any(t.pos_ in ("VERB", "AUX") for t in words):
+        return False
+    return any(t.ent_type_ in DATE_LABELS | {"ORDINAL"} for t in words)

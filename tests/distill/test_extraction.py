@@ -275,3 +275,14 @@ def test_a_closing_vocative_is_not_part_of_the_claim():
 def test_an_unnamed_listener_is_someone_never_you_in_the_display_text():
     cand = only(extract(("user", True, "I borrowed your ladder last spring.")))
     assert cand.content == "Odile borrowed someone's ladder last spring."
+
+
+def test_a_date_said_right_after_a_plan_completes_it():
+    cand = only(extract(("user", True, "I'm driving to Ohrid. The seventeenth to the nineteenth.")))
+    assert cand.content == "Odile is driving to Ohrid, the seventeenth to the nineteenth."
+    assert cand.features["has_date"] is True and cand.features["sarcasm_cues"] == 0
+
+
+def test_a_sincere_comment_after_a_statement_is_no_sarcasm_cue():
+    cand = only(extract(("user", True, "I love Ohrid. Great place.")))
+    assert cand.features["sarcasm_cues"] == 0
