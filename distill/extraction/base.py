@@ -125,6 +125,7 @@ FEATURES = {
     "figurative_cues": "1 when a verb of extremity is said of the speaker ('killing me') or 'literally'",
     "object_vague": "the complement is a bare pronoun or 'something/stuff'",
     "date_fragment_joined": "a verbless date sentence after the claim was joined to it",
+    "date_from_next_turn": "that date came from the same speaker's next turn (evidence spans both)",
     "laughed_at": "the reply opens with laughter",
     "verb_lemma": "lemma of the predicate verb (the complement of a control verb)",
     "verb_tag": "its Penn tag",

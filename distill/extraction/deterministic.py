@@ -82,7 +82,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.7"
+    VERSION = "2.8"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -115,8 +115,9 @@ class DeterministicExtractor(Extractor):
         reply_docs = [nxt.doc] if nxt is not None and nxt.doc is not None and _other(nxt.utt, utt) else []
         ctx = _TurnContext(conv, cturns, turn, owner, names)
         found: list[Candidate] = []
+        same = nxt is not None and nxt.doc is not None and not _other(nxt.utt, utt)
         for claim in claims_from_doc(turn.doc, reply_docs):
-            _complete_with_date(claim, turn.doc)
+            _complete_with_date(claim, turn.doc, nxt.doc if same else None)
             cand = self._from_claim(claim, ctx)
             if cand is not None:
                 found.append(cand)
@@ -149,7 +150,8 @@ class DeterministicExtractor(Extractor):
                 cand.extraction_confidence *= 0.4
                 cand.flags.append("cancelled later the same day")
             cand.extraction_confidence = round(min(cand.extraction_confidence, 0.99), 3)
-            cand.evidence = Evidence(first_index=utt.index, last_index=utt.index, quote=utt.text)
+            last = nxt.utt.index if f.get("date_from_next_turn") and nxt is not None else utt.index
+            cand.evidence = Evidence(first_index=utt.index, last_index=last, quote=utt.text)
             cand.valid_from = conv.started_at
             cand.extractor, cand.extractor_version = self.ID, self.VERSION
             out.append(cand)
@@ -397,10 +399,13 @@ def _laughs(doc) -> bool:
 _PERSON_WORDS = {"i", "you", "we", "he", "she", "they", "my", "your", "our", "me"}
 
 
-def _complete_with_date(claim: Claim, doc) -> None:
-    """ "I'm coming to Houston. The seventeenth to the nineteenth.": a date fragment right after the claim's
-    sentence belongs to it."""
+def _complete_with_date(claim: Claim, doc, next_doc=None) -> None:
+    """ "I'm coming to Ohrid. The seventeenth to the nineteenth.": a date fragment right after the claim's
+    sentence belongs to it, also when it opens the same speaker's next turn."""
     nxt = next((s for s in doc.sents if s.start == claim.sent_end), None)
+    if nxt is None and next_doc is not None and claim.sent_end == len(doc):
+        nxt = next(iter(next_doc.sents), None)
+        claim.features["date_from_next_turn"] = nxt is not None and date_fragment(nxt)
     if nxt is None or claim.features.get("is_question") or not date_fragment(nxt):
         return
     tail = nxt.text.strip(" .!")

@@ -286,3 +286,9 @@ def test_a_date_said_right_after_a_plan_completes_it():
 def test_a_sincere_comment_after_a_statement_is_no_sarcasm_cue():
     cand = only(extract(("user", True, "I love Ohrid. Great place.")))
     assert cand.features["sarcasm_cues"] == 0
+
+
+def test_a_date_in_the_same_speakers_next_turn_completes_the_plan():
+    cands = extract(("user", True, "I'm driving to Ohrid."), ("user", True, "The seventeenth to the nineteenth."))
+    assert [c.content for c in cands] == ["Odile is driving to Ohrid, the seventeenth to the nineteenth."]
+    assert (cands[0].evidence.first_index, cands[0].evidence.last_index) == (0, 1)
