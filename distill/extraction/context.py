@@ -22,7 +22,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
 from distill.extraction.grammar import third_singular
-from distill.extraction.parse_claims import has_finite_verb, not_a_claim, readings
+from distill.extraction.screens import has_finite_verb, not_a_claim, readings
 from distill.extraction.text import _SENTENCE, clean
 
 ANSWERED = "answer to a question about the answerer"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
-from distill.extraction.parse_claims import not_a_claim, readings
+from distill.extraction.screens import not_a_claim, readings
 from distill.extraction.text import _LEAD, _SENTENCE, clean
 
 AGREED = "a proposal the other speaker agreed to"

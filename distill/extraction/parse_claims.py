@@ -19,90 +19,33 @@ from functools import lru_cache
 
 from lemminflect import getInflection, getLemma
 
-FIRST = {"i", "me", "my", "mine", "myself"}
-FIRST_PLURAL = {"we", "us", "our", "ours", "ourselves"}
-SECOND = {"you", "your", "yours", "yourself", "u", "ya"}
-THIRD_PRONOUNS = {"he", "she", "him", "her"}  # "they" is mostly plural or generic: never resolved to one person
-SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "expl"}
-OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "xcomp", "ccomp", "dative", "npadvmod")
-
-# Modal auxiliaries (Penn tag MD) and the semi-modal control verbs whose complement is the real predicate.
-MODAL_AUX = {
-    "can": "can",
-    "could": "could",
-    "will": "will",
-    "'ll": "will",
-    "wo": "will",
-    "would": "would",
-    "'d": "would",
-    "shall": "will",
-    "should": "should",
-    "may": "might",
-    "might": "might",
-    "must": "must",
-    "ca": "can",
-}
-CONTROL_VERBS = {
-    "want": "want",
-    "need": "need",
-    "have": "need",  # "have to"
-    "plan": "will",
-    "go": "will",  # "going to"
-    "hope": "want",
-    "try": "want",
-    "wish": "wish",
-    "intend": "will",
-    "mean": "will",
-    "decide": "decided",
-    "gonna": "will",
-    "wanna": "want",
-    "gotta": "need",
-    "use": "used_to",
-    "start": "start",
-    "begin": "start",
-    "stop": "stop",
-    "quit": "stop",
-    "keep": "keep",
-    "expect": "will",
-    "consider": "might",
-}
-# Epistemic adverbs and verbs that weaken a statement (a closed class of English hedges).
-HEDGE_ADVERBS = {"maybe", "perhaps", "probably", "possibly", "apparently", "supposedly", "kinda", "sorta", "hopefully"}
-HEDGE_VERBS = {"think", "guess", "suppose", "believe", "feel", "reckon", "assume", "imagine", "doubt", "wonder"}
-SAY_VERBS = {"say", "tell", "claim", "mention", "announce", "write", "text", "post", "report", "insist", "joke"}
-HYPOTHETICAL_HEADS = {"wish", "imagine", "pretend", "suppose", "dream", "fantasize", "fantasise"}
-CONDITION_MARKS = {"if", "unless", "whether", "assuming", "provided", "suppose", "supposing", "lest"}
-INTENSIFIERS = {"totally", "literally", "basically", "officially", "absolutely", "completely", "so", "super", "such"}
-POSITIVE_EVALUATIVES = {
-    "great",
-    "wonderful",
-    "fantastic",
-    "perfect",
-    "awesome",
-    "lovely",
-    "brilliant",
-    "terrific",
-    "nice",
-    "super",
-    "excellent",
-    "marvellous",
-    "marvelous",
-    "fabulous",
-    "splendid",
-    "amazing",
-}
-IRONY_MARKERS = {("yeah", "right"), ("oh", "sure"), ("sure", "sure"), ("oh", "great"), ("oh", "joy")}
-# Discourse adverbs that open a clause without adding to it.
-LEADING_DISCOURSE = {"so", "well", "oh", "yeah", "okay", "ok", "anyway", "also", "plus", "actually", "honestly",
-                     "basically", "anyways", "like", "now", "and", "but", "then"}  # fmt: skip
-CONFIRMATION_TAGS = {"right", "remember", "yeah", "ok", "okay", "see", "huh", "no", "correct", "yes", "know", "you"}
-LAUGHTER = {"ha", "haha", "hah", "hahaha", "lol", "lmao", "rofl", "hehe"}
-SUPERLATIVE_FRAMES = {"ever", "world", "history", "life"}
-HYPERBOLE_NUMBERS = {"million", "billion", "trillion", "zillion", "gazillion", "bazillion"}
-PARTICLES = {"back", "up", "out", "off", "down", "over", "away", "in", "through", "around", "along", "on"}
-DATE_LABELS = {"DATE", "TIME"}
-QUANTITY_LABELS = {"QUANTITY", "CARDINAL", "MONEY", "PERCENT", "ORDINAL"}
-PLACE_LABELS = {"GPE", "LOC", "FAC"}
+from distill.extraction.lexicon import (
+    CONDITION_MARKS,
+    CONFIRMATION_TAGS,
+    CONTROL_VERBS,
+    DATE_LABELS,
+    FIRST,
+    FIRST_PLURAL,
+    HEDGE_ADVERBS,
+    HEDGE_VERBS,
+    HYPERBOLE_NUMBERS,
+    HYPOTHETICAL_HEADS,
+    INTENSIFIERS,
+    IRONY_MARKERS,
+    LAUGHTER,
+    LEADING_DISCOURSE,
+    MODAL_AUX,
+    OBJECT_DEPS,
+    PARTICLES,
+    PLACE_LABELS,
+    POSITIVE_EVALUATIVES,
+    QUANTITY_LABELS,
+    SAY_VERBS,
+    SECOND,
+    SUBJECT_DEPS,
+    SUPERLATIVE_FRAMES,
+    THIRD_PRONOUNS,
+)
 
 
 @dataclass
@@ -121,7 +64,7 @@ class Claim:
 
 
 def _lemma(tok) -> str:
-    """The lemma; for inflected verbs lemminflect's lexicon, which == surer than the small model's rules
+    """The lemma; for inflected verbs lemminflect's lexicon, which is surer than the small model's rules
     ("hates" → "hate", not "hat")."""
     if tok.pos_ in ("VERB", "AUX") and (tok.tag_ in ("VBZ", "VBD", "VBG", "VBN") or tok.lemma_.lower() == tok.lower_):
         return _verb_lemma(tok.lower_, tok.lemma_.lower())
@@ -834,38 +777,6 @@ def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]
             var = rest_wo[:pos] + own + rest_wo[pos:]
         out.append((c, var))
     return out
-
-
-# --- screens for sentences built from several turns (answers, agreed proposals) ----------------------------------
-@lru_cache(maxsize=8192)
-def readings(word: str) -> frozenset[str]:
-    """Universal POS tags a word can have in lemminflect's English lexicon ("wedding" → NOUN, VERB)."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word.lower()))
-
-
-def has_finite_verb(text: str) -> bool:
-    """Does the parse of ``text`` hold a finite verb or a modal ("The cello." has none)?"""
-    from distill.extraction import nlp
-
-    return any(t.tag_ in ("VBD", "VBP", "VBZ", "MD") for t in nlp.parse([text])[0])
-
-
-def not_a_claim(text: str) -> str:
-    """Why a built sentence is no claim about a person ("" when it is one): a question, a hypothetical, quoted or
-    reported speech, talk about the moment, a small offer, figurative speech, a vague object."""
-    from distill.extraction import nlp
-
-    found = claims_from_doc(nlp.parse_with_entities([text])[0])
-    if not found:
-        return "no claim"
-    f = found[0].features
-    for key in ("is_question", "hypothetical", "reported", "in_quote", "momentary", "offer_to_listener",
-                "figurative_cues", "object_vague"):  # fmt: skip
-        if f.get(key):
-            return key
-    return ""
 
 
 def date_fragment(sent) -> bool:

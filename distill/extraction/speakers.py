@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from distill.extraction.base import ConversationIn
-from distill.extraction.parse_claims import readings
+from distill.extraction.screens import readings
 from distill.extraction.text import clean
 
 _NOT_NAMES = set(

@@ -102,7 +102,7 @@ def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=160), st.sampled_from(["first", "second"]))
 def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
-    from distill.extraction.parse_claims import not_a_claim
+    from distill.extraction.screens import not_a_claim
 
     out = third_person(text, "Sam", person, speaker="Ana", addressee="Ana")
     assert out == "" or out.endswith(".")
