@@ -90,3 +90,22 @@ PARTICLES = {"back", "up", "out", "off", "down", "over", "away", "in", "through"
 DATE_LABELS = {"DATE", "TIME"}
 QUANTITY_LABELS = {"QUANTITY", "CARDINAL", "MONEY", "PERCENT", "ORDINAL"}
 PLACE_LABELS = {"GPE", "LOC", "FAC"}
+# Verbs of violence or extremity said of oneself are usually figurative ("this commute is killing me").
+HYPERBOLE_VERBS = {
+    "kill",
+    "murder",
+    "destroy",
+    "torture",
+    "drown",
+    "crush",
+    "die",
+    "starve",
+    "freeze",
+    "melt",
+    "explode",
+}
+MOMENT_ADVERBS = {"just", "now", "currently", "quick", "quickly", "real", "right", "already", "still"}
+NEAR_TERM_WORDS = {"today", "tonight", "tomorrow", "morning", "afternoon", "evening", "minute", "minutes",
+                   "hour", "hours", "later", "soon", "sec", "second"}  # fmt: skip
+VAGUE_WORDS = {"it", "that", "this", "them", "those", "these", "one", "ones", "something", "anything", "everything",
+               "nothing", "stuff", "thing", "things"}  # fmt: skip

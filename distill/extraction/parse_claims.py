@@ -29,12 +29,15 @@ from distill.extraction.lexicon import (
     HEDGE_ADVERBS,
     HEDGE_VERBS,
     HYPERBOLE_NUMBERS,
+    HYPERBOLE_VERBS,
     HYPOTHETICAL_HEADS,
     INTENSIFIERS,
     IRONY_MARKERS,
     LAUGHTER,
     LEADING_DISCOURSE,
     MODAL_AUX,
+    MOMENT_ADVERBS,
+    NEAR_TERM_WORDS,
     OBJECT_DEPS,
     PARTICLES,
     PLACE_LABELS,
@@ -45,6 +48,7 @@ from distill.extraction.lexicon import (
     SUBJECT_DEPS,
     SUPERLATIVE_FRAMES,
     THIRD_PRONOUNS,
+    VAGUE_WORDS,
 )
 
 
@@ -541,35 +545,76 @@ def _past_form(tok) -> bool:
     return tok.lower_ != lemma and tok.lower_ in (getInflection(lemma, tag="VBD") or ())
 
 
+@dataclass
+class _Subject:
+    token: object  # the subject token (None when left out)
+    kind: str
+    name: str = ""
+    possessor: str = ""
+    inherited: bool = False
+    implicit: bool = False
+
+
 def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if _lemma(head) in HEDGE_VERBS | QUOTATIVE_VERBS | {"know", "remember", "realize", "hear"} and any(
         c.dep_ == "ccomp" or c in heads for c in head.children
     ):
         return []  # "I think …", "she said …": the complement is the claim
+    aux = _aux_of(head)
+    modality, _ = _modality(head, aux)
+    # A control verb ("want to", "going to", "have to", "used to") hands the claim to its complement.
+    real, control = head, ""
+    xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
+    if xcomp is not None and _lemma(head) in CONTROL_VERBS and not (_lemma(head) == "keep" and xcomp.tag_ != "VBG"):
+        control, real = _lemma(head), xcomp
+        modality = CONTROL_VERBS[control] if modality == "none" else modality
+    subj = _find_subject(sent, head, real, aux)
+    if subj is None or subj.kind in ("none", "thing"):
+        return []
+    idxs = _clause_tokens(head, heads, subj.token)
+    if not idxs:
+        return []
+    base, obj = _predicate_features(sent, head, real, aux, heads, idxs, modality, control)
+    base.update(subject_kind=subj.kind, implicit_subject=subj.implicit, inherited_subject=subj.inherited)
+    base["is_question"] = _is_question(sent, head, subj.token, heads)
+    variants = _object_variants(doc, obj, idxs)
+    out = []
+    for obj_tok, var_idxs in variants:
+        f = _variant_features(doc, real, obj_tok, var_idxs, dict(base))
+        f["coordinated"] = f["coordinated"] or len(variants) > 1
+        token = subj.token
+        out.append(
+            Claim(
+                text=_span_text(doc, var_idxs),
+                subject_kind=subj.kind,
+                subject_text=token.text if token is not None else "",
+                subject_i=token.i if token is not None else -1,
+                sent_end=sent.end,
+                subject_name=subj.name,
+                possessor=subj.possessor,
+                features=f,
+                entities=_entities_in(doc, var_idxs),
+            )
+        )
+    return out
+
+
+def _find_subject(sent, head, real, aux) -> _Subject | None:
+    """The clause's subject: its own, one shared with a coordinated verb, an omitted "I" ("Took the ferry…"),
+    or a thing said to be the speaker's ("Gardening is my escape"). None for orders and embedded questions."""
     subject = _subject(head)
     inherited = False
     if subject is None:
         subject = _inherited_subject(head)
         inherited = subject is not None
-    aux = _aux_of(head)
-    real = head
-    modality, _ = _modality(head, aux)
-    # A control verb ("want to", "going to", "have to", "used to") hands the claim to its complement.
-    xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
-    control = ""
-    if xcomp is not None and _lemma(head) in CONTROL_VERBS and not (_lemma(head) == "keep" and xcomp.tag_ != "VBG"):
-        control = _lemma(head)
-        if modality == "none":
-            modality = CONTROL_VERBS[control]
-        real = xcomp
-    subject_kind, subject_name, possessor = _subject_kind(subject, head)
+    kind, name, possessor = _subject_kind(subject, head)
     implicit = False
     if subject is None and head.dep_ == "ROOT":
         first_word = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc", "advmod")), None)
         if first_word == head and (head.tag_ in ("VBD", "VBN") or _past_form(head)):
-            subject_kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out
+            kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out
         elif head.tag_ == "VBG" and any(a.lower_ == "been" for a in aux) and first_word in aux:
-            subject_kind, implicit = "first", True  # "Been learning the oud"
+            kind, implicit = "first", True  # "Been learning the oud"
     first_tok = next((t for t in head.subtree if not t.is_punct), None)
     if (
         first_tok is not None
@@ -577,32 +622,30 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         and head.dep_ != "ROOT"
         and first_tok.i < (subject.i if subject is not None else head.i)
     ):
-        return []  # "… why Dev moved", "what she said": an embedded question or relative, not a claim
-    imperative = subject is None and not implicit and head.tag_ == "VB" and head.dep_ == "ROOT"
-    if subject_kind == "thing" and subject is not None and subject.pos_ != "PRON":
+        return None  # "… why Dev moved", "what she said": an embedded question or relative, not a claim
+    if subject is None and not implicit and head.tag_ == "VB" and head.dep_ == "ROOT":
+        return None  # an order
+    if kind == "thing" and subject is not None and subject.pos_ != "PRON":
         # "Gardening is my escape", "Chess matters to me": a thing said to be the speaker's, or to act on them.
         owned = [
             c for c in real.children if c.dep_ in ("attr", "dobj", "dative") and _poss_of(c) in ("first", "second")
         ]
         to_me = [
-            g for c in real.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj" and g.lower_ in ("me",)
+            g for c in real.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj" and g.lower_ == "me"
         ]
         if owned or to_me:
-            subject_kind, possessor = "possessed", (_poss_of(owned[0]) if owned else "first")
-            subject_name = ""
-    if subject_kind in ("none", "thing") and not imperative:
-        return []
-    if imperative:
-        return []
-    idxs = _clause_tokens(head, heads, subject)
-    if not idxs:
-        return []
-    raw_aux = aux + (_aux_of(real) if real != head else [])
-    tense, aspect = _tense_aspect(real if real != head else head, aux if real == head else aux + _aux_of(real))
+            kind, possessor, name = "possessed", (_poss_of(owned[0]) if owned else "first"), ""
+    return _Subject(subject, kind, name, possessor, inherited, implicit)
+
+
+def _predicate_features(sent, head, real, aux, heads, idxs, modality, control) -> tuple[dict, object]:
+    """Tense, aspect, negation, predicate, object and context features of one clause; returns (features, object)."""
+    tense, aspect = _tense_aspect(real, aux if real == head else aux + _aux_of(real))
     if control == "go" and head.tag_ == "VBG":
         tense = "future"
     if control == "use":
         tense, aspect = "past", "habitual"
+    raw_aux = aux + (_aux_of(real) if real != head else [])
     negated = any(a.dep_ == "neg" for a in raw_aux) or any(c.dep_ == "neg" for c in real.children)
     obj, particle, prep = _object_of(real)
     if obj is not None and obj.dep_ == "ccomp":
@@ -616,7 +659,6 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     elif prep:
         predicate += f" {prep}"
     reported, reporter = _reported(head)
-    modality_word = modality
     habitual = (
         tense == "present"
         and aspect == "simple"
@@ -624,24 +666,20 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         and real.pos_ == "VERB"
         and modality == "none"
     ) or any(t.lower_ in ("always", "usually", "often", "every", "each", "weekly", "daily") for t in real.subtree)
-    base = dict(
-        subject_kind=subject_kind,
-        implicit_subject=implicit,
-        inherited_subject=inherited,
+    features = dict(
         negated=negated,
-        modality=modality_word,
+        modality=modality,
         control_verb=control,
         hedged=_hedged(real, sent) or _hedged(head, sent),
         tense=tense,
         aspect=aspect,
         habitual=bool(habitual),
-        is_question=_is_question(sent, head, subject, heads),
         conditional=_conditional(head),
-        hypothetical=_hypothetical(real, sent, modality_word) or _hypothetical(head, sent, modality_word),
+        hypothetical=_hypothetical(real, sent, modality) or _hypothetical(head, sent, modality),
         in_quote=_in_quote(sent, idxs),
         reported=reported,
         reporter=reporter,
-        imperative=imperative,
+        imperative=False,
         coordinated=head.dep_ == "conj" or any(c.dep_ == "conj" and c in heads for c in head.children),
         exclamation=sent.text.rstrip().endswith("!"),
         verb_lemma=_lemma(real),
@@ -651,65 +689,31 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         preposition=prep,
         head_dep=head.dep_,
     )
-    variants = _object_variants(doc, obj, idxs)
-    out = []
-    for obj_tok, var_idxs in variants:
-        f = dict(base)
-        f["object_head_lemma"] = _lemma(obj_tok) if obj_tok is not None else ""
-        f["object_pos"] = obj_tok.pos_ if obj_tok is not None else ""
-        f["object_dep"] = obj_tok.dep_ if obj_tok is not None else ""
-        f["object_ent_label"] = obj_tok.ent_type_ if obj_tok is not None and obj_tok.ent_type_ else ""
-        f["object_is_pronoun"] = bool(obj_tok is not None and obj_tok.pos_ == "PRON")
-        f["object_has_poss_first"] = bool(
-            obj_tok is not None and any(c.dep_ == "poss" and c.lower_ in FIRST for c in obj_tok.children)
-        )
-        f["coordinated"] = f["coordinated"] or len(variants) > 1
-        labels = {lab for _, lab in _entities_in(doc, var_idxs)}
-        f["has_date"] = bool(labels & DATE_LABELS)
-        vtoks = [doc[i] for i in var_idxs]
-        f["has_quantity"] = bool(labels & QUANTITY_LABELS) or any(t.like_num for t in vtoks)
-        f["has_place"] = bool(labels & PLACE_LABELS)
-        f["has_person"] = "PERSON" in labels
-        f["has_org"] = "ORG" in labels
-        f["n_tokens"] = len(var_idxs)
-        f["words"] = [t.lemma_.lower() for t in vtoks if not t.is_punct]
-        f["content_words"] = sum(
-            1 for t in vtoks if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "VERB") and not t.is_stop
-        )
-        f.update(_moment_features(vtoks, real, f))
-        out.append(
-            Claim(
-                text=_span_text(doc, var_idxs),
-                subject_kind=subject_kind,
-                subject_text=subject.text if subject is not None else "",
-                subject_i=subject.i if subject is not None else -1,
-                sent_end=sent.end,
-                subject_name=subject_name,
-                possessor=possessor,
-                features=f,
-                entities=_entities_in(doc, var_idxs),
-            )
-        )
-    return out
+    return features, obj
 
 
-# Verbs of violence or extremity said of oneself are usually figurative ("this commute is killing me").
-HYPERBOLE_VERBS = {
-    "kill",
-    "murder",
-    "destroy",
-    "torture",
-    "drown",
-    "crush",
-    "die",
-    "starve",
-    "freeze",
-    "melt",
-    "explode",
-}
-MOMENT_ADVERBS = {"just", "now", "currently", "quick", "quickly", "real", "right", "already", "still"}
-NEAR_TERM_WORDS = {"today", "tonight", "tomorrow", "morning", "afternoon", "evening", "minute", "minutes",
-                   "hour", "hours", "later", "soon", "sec", "second"}  # fmt: skip
+def _variant_features(doc, real, obj_tok, var_idxs, f: dict) -> dict:
+    """The object's and the clause's own features for one conjunct variant of a clause."""
+    f["object_head_lemma"] = _lemma(obj_tok) if obj_tok is not None else ""
+    f["object_pos"] = obj_tok.pos_ if obj_tok is not None else ""
+    f["object_dep"] = obj_tok.dep_ if obj_tok is not None else ""
+    f["object_ent_label"] = obj_tok.ent_type_ if obj_tok is not None and obj_tok.ent_type_ else ""
+    f["object_is_pronoun"] = bool(obj_tok is not None and obj_tok.pos_ == "PRON")
+    f["object_has_poss_first"] = bool(
+        obj_tok is not None and any(c.dep_ == "poss" and c.lower_ in FIRST for c in obj_tok.children)
+    )
+    labels = {lab for _, lab in _entities_in(doc, var_idxs)}
+    vtoks = [doc[i] for i in var_idxs]
+    f["has_date"] = bool(labels & DATE_LABELS)
+    f["has_quantity"] = bool(labels & QUANTITY_LABELS) or any(t.like_num for t in vtoks)
+    f["has_place"] = bool(labels & PLACE_LABELS)
+    f["has_person"] = "PERSON" in labels
+    f["has_org"] = "ORG" in labels
+    f["n_tokens"] = len(var_idxs)
+    f["words"] = [t.lemma_.lower() for t in vtoks if not t.is_punct]
+    f["content_words"] = sum(1 for t in vtoks if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "VERB") and not t.is_stop)
+    f.update(_moment_features(vtoks, real, f))
+    return f
 
 
 def _moment_features(toks: list, real, f: dict) -> dict:
@@ -732,10 +736,6 @@ def _moment_features(toks: list, real, f: dict) -> dict:
         "figurative_cues": int(figurative),
         "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS,
     }
-
-
-VAGUE_WORDS = {"it", "that", "this", "them", "those", "these", "one", "ones", "something", "anything", "everything",
-               "nothing", "stuff", "thing", "things"}  # fmt: skip
 
 
 def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]:
