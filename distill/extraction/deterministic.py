@@ -433,7 +433,10 @@ def _claim_sentences(doc) -> list:
             and (t.lower_ in _PERSON_WORDS or t.pos_ == "PROPN" or any(c.dep_ == "poss" for c in t.children))
             for t in sent
         )
-        verbless = len(sent) <= 9 and not any(t.pos_ in ("VERB", "AUX") for t in sent)
+        # A short verbless sentence may be a date completing the statement just before it (or the last one of
+        # the same speaker's previous turn, when it opens the turn).
+        after_claim = (out and out[-1].end == sent.start) or sent.start == 0
+        verbless = after_claim and len(sent) <= 9 and not any(t.pos_ in ("VERB", "AUX") for t in sent)
         if person or verbless or (sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start):
             out.append(sent)
     return out
