@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+
 def _shared() -> Path:
     """``../shared/bench`` beside the checkout (``ALMANAC_BENCH_DATA`` overrides; worktrees sit one level deeper)."""
     if os.environ.get("ALMANAC_BENCH_DATA"):
@@ -97,7 +98,9 @@ def extractor_key() -> str:
     from distill.extraction.llm import extract_day
 
     utt = _make(UtteranceIn, index=0, speaker_name="A", is_wearer=True, text="I work at a bakery.")
-    res = extract_day(_make(DayInput, wearer_name="A", conversations=[_make(ConversationIn, started_at=None, utterances=[utt])]))
+    res = extract_day(
+        _make(DayInput, wearer_name="A", conversations=[_make(ConversationIn, started_at=None, utterances=[utt])])
+    )
     return f"{res.extractor}-{res.extractor_version}"
 
 
@@ -159,7 +162,9 @@ def build_days() -> dict:
                     )
                     idx += 1
                 convs.append(_make(ConversationIn, started_at=c.started_at, utterances=utts, external_id=c.external_id))
-            inputs[rec["source"]] = _make(DayInput, wearer_name=day["wearer"], conversations=convs, source_kind=rec["source"])
+            inputs[rec["source"]] = _make(
+                DayInput, wearer_name=day["wearer"], conversations=convs, source_kind=rec["source"]
+            )
         names = tuple(day["wearer"].split()) + (day["wearer"].split()[0],)
         wearer_names = {n.lower() for n in names}
         cands = xb.day_candidates(day, earlier)
@@ -186,8 +191,15 @@ def build_days() -> dict:
                 else:  # a still-current fact of an earlier day: neutral
                     label, match = None, f"earlier:{hit['id']}"
                 rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
-                rec.update(set="days", group=group, label=label, match=match, day=day["date"], source=kind,
-                           subject_label=subject)
+                rec.update(
+                    set="days",
+                    group=group,
+                    label=label,
+                    match=match,
+                    day=day["date"],
+                    source=kind,
+                    subject_label=subject,
+                )
                 records.append(rec)
         earlier += [
             {"id": f"{day['date']}:{f['id']}", "about": f["about"], "who": f.get("who", ""), "text": f["fact"]}
@@ -216,12 +228,22 @@ def build_locomo() -> dict:
         group = f"locomo:{s.sample_id}:{s.number:02d}"
         turns[group] = len(s.turns)
         utts = [
-            _make(UtteranceIn, index=i, speaker_name=t["speaker"], is_wearer=t["speaker"] == s.owner, text=t["text"],
-                  started_at=s.started_at)
+            _make(
+                UtteranceIn,
+                index=i,
+                speaker_name=t["speaker"],
+                is_wearer=t["speaker"] == s.owner,
+                text=t["text"],
+                started_at=s.started_at,
+            )
             for i, t in enumerate(s.turns)
         ]
-        day = _make(DayInput, wearer_name=s.owner, source_kind="chat",
-                    conversations=[_make(ConversationIn, started_at=s.started_at, utterances=utts, external_id=str(s.number))])
+        day = _make(
+            DayInput,
+            wearer_name=s.owner,
+            source_kind="chat",
+            conversations=[_make(ConversationIn, started_at=s.started_at, utterances=utts, external_id=str(s.number))],
+        )
         for cand, agreeing, text in _extract(day):
             subject = s.owner if cand.attribution == "user" else (cand.person or "")
             first = cand.evidence.first_index if cand.evidence else -1
@@ -238,12 +260,23 @@ def build_locomo() -> dict:
             if not label and not match:
                 # The observations name one turn; the same fact is often said on a neighbouring one.
                 for o in obs_by_session.get((s.sample_id, s.number), []):
-                    if subject == o["person"] and xb.match_score(o["text"], cand.content, xl._name_tokens(o["person"]))[0] >= THRESHOLD:
+                    if (
+                        subject == o["person"]
+                        and xb.match_score(o["text"], cand.content, xl._name_tokens(o["person"]))[0] >= THRESHOLD
+                    ):
                         label, match = 1, f"obs-session:{o['dia_ids'][0] if o['dia_ids'] else ''}"
                         break
             rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
-            rec.update(set="locomo", group=group, label=label, match=match, sample_id=s.sample_id, session=s.number,
-                       dia_ids=refs, subject_label=subject)
+            rec.update(
+                set="locomo",
+                group=group,
+                label=label,
+                match=match,
+                sample_id=s.sample_id,
+                session=s.number,
+                dia_ids=refs,
+                subject_label=subject,
+            )
             records.append(rec)
     return {"records": records, "turns": turns}
 
@@ -304,8 +337,12 @@ def build_persona() -> dict:
             _make(UtteranceIn, index=i, speaker_name=who, is_wearer=who == PERSONA_NAMES[0], text=text)
             for i, (who, text) in enumerate(conv["turns"])
         ]
-        day = _make(DayInput, wearer_name=PERSONA_NAMES[0], source_kind="chat",
-                    conversations=[_make(ConversationIn, started_at=None, utterances=utts, external_id=group)])
+        day = _make(
+            DayInput,
+            wearer_name=PERSONA_NAMES[0],
+            source_kind="chat",
+            conversations=[_make(ConversationIn, started_at=None, utterances=utts, external_id=group)],
+        )
         for cand, agreeing, text in _extract(day):
             subject = PERSONA_NAMES[0] if cand.attribution == "user" else (cand.person or "")
             label, match = None, ""
@@ -321,8 +358,11 @@ def build_persona() -> dict:
     return {"records": records, "turns": turns, "gold": gold}
 
 
-BUILDERS = {"days": (build_days, (DAYS_DIR,)), "locomo": (build_locomo, (LOCOMO_PATH,)),
-            "persona": (build_persona, (PERSONA_PATH,))}
+BUILDERS = {
+    "days": (build_days, (DAYS_DIR,)),
+    "locomo": (build_locomo, (LOCOMO_PATH,)),
+    "persona": (build_persona, (PERSONA_PATH,)),
+}
 
 
 def load(name: str, *, refresh: bool = False) -> dict:
@@ -352,5 +392,14 @@ if __name__ == "__main__":
         t = time.perf_counter()
         d = load(name, refresh="--refresh" in sys.argv)
         labels = [r["label"] for r in d["records"]]
-        print(name, len(labels), "pos", labels.count(1), "neg", labels.count(0), "neutral", labels.count(None),
-              f"{time.perf_counter() - t:.1f}s")
+        print(
+            name,
+            len(labels),
+            "pos",
+            labels.count(1),
+            "neg",
+            labels.count(0),
+            "neutral",
+            labels.count(None),
+            f"{time.perf_counter() - t:.1f}s",
+        )

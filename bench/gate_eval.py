@@ -38,7 +38,7 @@ def decide_all(records: list[dict], probs: list[float], model) -> list[str]:
 
     policy = trust.Policy()
     out, seen = [], set()
-    for rec, p in zip(records, probs):
+    for rec, p in zip(records, probs, strict=False):
         scored = trust.Scored(candidate=_candidate(rec), score=p)  # no components: decide() checks attribution
         d = trust.decide(scored, policy, model=model).decision
         owner = rec["group"].split(":")[0] if rec["set"] == "days" else rec["group"]
@@ -79,8 +79,8 @@ def metrics(name: str, records: list[dict], decisions: list[str], data: dict) ->
     from distill.trust import ACCEPTED, PENDING
 
     turns = sum(data["turns"].values())
-    acc = [r for r, d in zip(records, decisions) if d == ACCEPTED]
-    queued = [r for r, d in zip(records, decisions) if d == PENDING]
+    acc = [r for r, d in zip(records, decisions, strict=False) if d == ACCEPTED]
+    queued = [r for r, d in zip(records, decisions, strict=False) if d == PENDING]
     q_lab = [r for r in queued if r["label"] is not None]
     row = {
         "set": name,
@@ -106,8 +106,10 @@ def _days(records, decisions, acc) -> dict:
 
     days = xb.load_days([str(_days_dir())])
     memories = [
-        xb.Memory(r["day"], d, r["subject_label"], r["content"], r.get("source", ""), r.get("corroborating_sources", []))
-        for r, d in zip(records, decisions)
+        xb.Memory(
+            r["day"], d, r["subject_label"], r["content"], r.get("source", ""), r.get("corroborating_sources", [])
+        )
+        for r, d in zip(records, decisions, strict=False)
     ]
     rows, _ = xb.score(days, memories, "")
     total = rows[-1]
@@ -147,7 +149,7 @@ def _locomo(records, decisions, acc) -> dict:
     sessions = xl.load_sessions(data)
     mems = [
         xl.Mem(r["sample_id"], r["session"], d, r["subject_label"], r["content"], list(r.get("dia_ids") or []))
-        for r, d in zip(records, decisions)
+        for r, d in zip(records, decisions, strict=False)
     ]
     res = xl.score(data, sessions, mems, xb.match_score)
     true_acc = sum(1 for r in acc if r["label"] == 1)
@@ -163,8 +165,10 @@ def _persona(records, decisions, acc, data) -> dict:
     from distill.trust import ACCEPTED, PENDING
 
     gold = sum(len(v) for v in data["gold"].values())
-    hit_acc = {r["match"] for r, d in zip(records, decisions) if d == ACCEPTED and r["label"] == 1}
-    hit_any = {r["match"] for r, d in zip(records, decisions) if d in (ACCEPTED, PENDING) and r["label"] == 1}
+    hit_acc = {r["match"] for r, d in zip(records, decisions, strict=False) if d == ACCEPTED and r["label"] == 1}
+    hit_any = {
+        r["match"] for r, d in zip(records, decisions, strict=False) if d in (ACCEPTED, PENDING) and r["label"] == 1
+    }
     lab = [r for r in acc if r["label"] is not None]
     return {
         "precision": (sum(r["label"] == 1 for r in lab), len(lab)),
@@ -189,8 +193,14 @@ def evaluate(*, refresh: bool = False) -> dict:
     cv_model = gate_model.GateModel.from_dict(artifact)
     shipped = gate_model.shipped()
     shipped_p = [shipped.predict(gate_model.view(r)).p for r in ordered]
-    out = {"cv": [], "shipped": [], "cv_thresholds": artifact["thresholds"], "cv_seconds": cv_seconds,
-           "shipped_version": shipped.version, "cv_version": artifact["version"]}
+    out = {
+        "cv": [],
+        "shipped": [],
+        "cv_thresholds": artifact["thresholds"],
+        "cv_seconds": cv_seconds,
+        "shipped_version": shipped.version,
+        "cv_version": artifact["version"],
+    }
     for kind, model, probs in (("cv", cv_model, oof), ("shipped", shipped, shipped_p)):
         decisions = decide_all(ordered, probs, model)
         for name in gate_data.SETS:
@@ -222,10 +232,14 @@ def speed(turns_wanted: int = 2000) -> dict:
         turns.append((who, mine, f"{text} ({n // len(texts)})" if n >= len(texts) else text))
         n += 1
     convs = [
-        gate_data._make(ConversationIn, started_at=None, utterances=[
-            gate_data._make(UtteranceIn, index=i, speaker_name=w, is_wearer=m, text=x)
-            for i, (w, m, x) in enumerate(turns[k:k + 50], start=k)
-        ])
+        gate_data._make(
+            ConversationIn,
+            started_at=None,
+            utterances=[
+                gate_data._make(UtteranceIn, index=i, speaker_name=w, is_wearer=m, text=x)
+                for i, (w, m, x) in enumerate(turns[k : k + 50], start=k)
+            ],
+        )
         for k in range(0, len(turns), 50)
     ]
     day = gate_data._make(DayInput, wearer_name="Maya Okafor", conversations=convs, source_kind="bench")
@@ -238,8 +252,13 @@ def speed(turns_wanted: int = 2000) -> dict:
     t = time.perf_counter()
     out = pipeline.run(pipeline.PassInput(day=day, policy=trust.Policy(), use_judge=False))
     day_s = time.perf_counter() - t
-    return {"model_load_s": load_s, "day_turns": len(turns), "day_s": day_s, "candidates": len(out.scored),
-            "cpus": os.cpu_count()}
+    return {
+        "model_load_s": load_s,
+        "day_turns": len(turns),
+        "day_s": day_s,
+        "candidates": len(out.scored),
+        "cpus": os.cpu_count(),
+    }
 
 
 def _fmt(v) -> str:
@@ -253,8 +272,10 @@ def _fmt(v) -> str:
 
 def print_rows(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
-    print("| set | accepted precision | accepted recall | accepted-or-queued recall | accepted | queued "
-          "| queued / 100 turns | queued true | attribution errors (share of accepted) | traps accepted |")
+    print(
+        "| set | accepted precision | accepted recall | accepted-or-queued recall | accepted | queued "
+        "| queued / 100 turns | queued true | attribution errors (share of accepted) | traps accepted |"
+    )
     print("|" + "---|" * 10)
     for r in rows:
         prec = _fmt(r["precision"])
@@ -263,9 +284,11 @@ def print_rows(title: str, rows: list[dict]) -> None:
         if "grounded" in r:
             prec += f"; grounded {_fmt(r['grounded'])}"
         share = r["attribution_errors"] / r["accepted"] if r["accepted"] else 0.0
-        print(f"| {r['set']} | {prec} | {_fmt(r['recall_acc'])} | {_fmt(r['recall_any'])} | {r['accepted']} | "
-              f"{r['queued']} | {r['queued_per_100']:.2f} | {_fmt(r['queued_true'])} | "
-              f"{r['attribution_errors']} ({share:.1%}) | {r['traps_accepted']} |")
+        print(
+            f"| {r['set']} | {prec} | {_fmt(r['recall_acc'])} | {_fmt(r['recall_any'])} | {r['accepted']} | "
+            f"{r['queued']} | {r['queued_per_100']:.2f} | {_fmt(r['queued_true'])} | "
+            f"{r['attribution_errors']} ({share:.1%}) | {r['traps_accepted']} |"
+        )
 
 
 def verdict(rows: list[dict]) -> list[str]:
@@ -294,19 +317,24 @@ def verdict(rows: list[dict]) -> list[str]:
 def report(*, refresh: bool = False, with_speed: bool = True) -> int:
     res = evaluate(refresh=refresh)
     th = res["cv_thresholds"]
-    print(f"\nTrust gate model: {len(res['cv'])} development sets, 5-fold cross-validation by conversation "
-          f"({res['cv_seconds']:.0f}s); CV thresholds accept {th['accept']}, review {th['review']}")
+    print(
+        f"\nTrust gate model: {len(res['cv'])} development sets, 5-fold cross-validation by conversation "
+        f"({res['cv_seconds']:.0f}s); CV thresholds accept {th['accept']}, review {th['review']}"
+    )
     print_rows(f"Cross-validated (held folds, {res['cv_version']})", res["cv"])
-    print_rows(f"Shipped artifact {res['shipped_version']} on its own training data (in-sample, optimistic)",
-               res["shipped"])
+    print_rows(
+        f"Shipped artifact {res['shipped_version']} on its own training data (in-sample, optimistic)", res["shipped"]
+    )
     misses = verdict(res["cv"])
     print("\nTargets on the cross-validated figures: " + ("all met" if not misses else "NOT met:"))
     for m in misses:
         print(" -", m)
     if with_speed:
         s = speed()
-        print(f"\nSpeed ({s['cpus']} CPUs): model load {s['model_load_s'] * 1000:.0f} ms; a {s['day_turns']}-turn day "
-              f"through parse + model + gate {s['day_s']:.2f}s ({s['candidates']} candidates)")
+        print(
+            f"\nSpeed ({s['cpus']} CPUs): model load {s['model_load_s'] * 1000:.0f} ms; a {s['day_turns']}-turn day "
+            f"through parse + model + gate {s['day_s']:.2f}s ({s['candidates']} candidates)"
+        )
     return 0
 
 

@@ -6,7 +6,8 @@
 2. Cross-validation **by conversation** (a labeled day, a LoCoMo session, a persona chat): every group goes to one
    of ``FOLDS`` folds, round-robin over the sorted group names of each set. For each fold a logistic regression
    is fitted on the other folds and scores the held one (out-of-fold logits).
-3. Isotonic calibration fitted on the out-of-fold logits → a monotone table from logit to probability.
+3. Calibration fitted on the out-of-fold logits (Platt scaling; isotonic is one switch away, ``CALIBRATION``):
+   a monotone map from logit to probability.
 4. Thresholds on the calibrated out-of-fold probabilities, through the same decision the gate makes (hard
    ceilings and the attribution check apply): **accept** = the lowest threshold at which the mean of the sets'
    accepted precision is ≥ ``TARGET_PRECISION``; **review** = the lowest threshold below it at which every set queues
@@ -40,6 +41,9 @@ VERSION_PREFIX = "gate-lr"
 # Context the development data never shows (no judge runs in the bench, no active memories while labelling):
 # fixed log-odds priors, written into the artifact only for features the fit left at zero.
 PRIORS = {"c:judge=accept": 1.0, "c:judge=defer": -0.5, "c:judge=reject": -2.0, "c:supported": 0.5}
+# Fixed, never fitted: another device hearing the same words occurs only in the labeled days, whose base rate is
+# the lowest of the three sets, so a fitted weight learns "this is a wearable day" (it came out at -1.3).
+FIXED = {"c:corroborated": 0.7}
 CARD = ROOT / "distill" / "data" / "GATE_MODEL_CARD.md"
 
 
@@ -77,7 +81,8 @@ def matrix(feature_dicts: list[dict], bits: int):
     for i, f in enumerate(feature_dicts):
         merged: dict[int, float] = defaultdict(float)
         for name, value in f.items():
-            merged[gate_model.bucket_of(name, bits)] += value
+            if name not in FIXED:
+                merged[gate_model.bucket_of(name, bits)] += value
         for j in sorted(merged):
             rows.append(i)
             cols.append(j)
@@ -104,8 +109,10 @@ def _arrays(rows):
     sets = np.array([r[3] for r in rows])
     dropped = np.array([r[1]["ceiling"] == DROPPED for r in rows])
     capped = np.array(
-        [r[1]["ceiling"] == PENDING or r[1]["capture_confidence"] < 0.5 or not gate_model.attribution_ok(r[1])[0]
-         for r in rows]
+        [
+            r[1]["ceiling"] == PENDING or r[1]["capture_confidence"] < 0.5 or not gate_model.attribution_ok(r[1])[0]
+            for r in rows
+        ]
     )
     return p, label, sets, dropped, capped
 
@@ -182,6 +189,19 @@ def out_of_fold(records: list[dict], bits: int, c: float = C) -> list[float]:
     return [float(x) for x in logits]
 
 
+CALIBRATION = "platt"  # or "isotonic"
+
+
+def platt(logits, labels, weights) -> tuple[float, float]:
+    """Platt scaling: a one-feature logistic regression from the out-of-fold logit to the label."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    lr = LogisticRegression(C=1e6, solver="lbfgs", max_iter=1000, tol=1e-10)
+    lr.fit(np.array(logits).reshape(-1, 1), np.array(labels), sample_weight=np.array(weights))
+    return round(float(lr.coef_[0][0]), 6), round(float(lr.intercept_[0]), 6)
+
+
 def calibration_table(logits, labels, weights) -> tuple[list[float], list[float]]:
     import numpy as np
     from sklearn.isotonic import IsotonicRegression
@@ -208,8 +228,14 @@ def sort_records(records: list[dict]) -> list[dict]:
     return sorted(records, key=key)
 
 
-def train(records: list[dict], turns: dict[str, dict[str, int]], *, bits: int = gate_model.HASH_BITS,
-          c: float = C, sources: dict | None = None) -> tuple[dict, list[float]]:
+def train(
+    records: list[dict],
+    turns: dict[str, dict[str, int]],
+    *,
+    bits: int = gate_model.HASH_BITS,
+    c: float = C,
+    sources: dict | None = None,
+) -> tuple[dict, list[float]]:
     """The artifact (a JSON-ready dict) and the out-of-fold calibrated probabilities, one per record."""
     import numpy as np
 
@@ -218,9 +244,24 @@ def train(records: list[dict], turns: dict[str, dict[str, int]], *, bits: int = 
     weights = set_weights(records)
     oof = out_of_fold(records, bits, c)
     lab_idx = [i for i, r in enumerate(records) if r["label"] is not None]
-    xs, ys = calibration_table([oof[i] for i in lab_idx], [records[i]["label"] for i in lab_idx],
-                               [weights[records[i]["set"]] for i in lab_idx])
-    cal = gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0)
+    cal_args = (
+        [oof[i] for i in lab_idx],
+        [records[i]["label"] for i in lab_idx],
+        [weights[records[i]["set"]] for i in lab_idx],
+    )
+    if CALIBRATION == "platt":
+        xs, ys, ab = [], [], platt(*cal_args)
+        calibration = {
+            "method": "platt (sigmoid of a·logit + b) on out-of-fold logits",
+            "a": ab[0],
+            "b": ab[1],
+            "x": [],
+            "y": [],
+        }
+    else:
+        (xs, ys), ab = calibration_table(*cal_args), None
+        calibration = {"method": "isotonic on out-of-fold logits", "x": xs, "y": ys}
+    cal = gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0, platt=ab)
     probs = [round(cal.calibrate(x), 4) for x in oof]
     vs = views(records)
     rows = [(probs[i], vs[i], records[i]["label"], records[i]["set"]) for i in range(len(records))]
@@ -232,33 +273,64 @@ def train(records: list[dict], turns: dict[str, dict[str, int]], *, bits: int = 
     coef = model.coef_[0]
     nz = [(int(j), round(float(coef[j]), 6)) for j in np.flatnonzero(coef)]
     nz = [(j, v) for j, v in nz if v != 0.0]
+    fixed = {gate_model.bucket_of(n, bits): w for n, w in FIXED.items()}
+    nz = [(j, v) for j, v in nz if j not in fixed] + sorted(fixed.items())
     fitted = {j for j, _ in nz}
-    nz = sorted(nz + [(gate_model.bucket_of(n, bits), w) for n, w in sorted(PRIORS.items())
-                      if gate_model.bucket_of(n, bits) not in fitted])
+    nz = sorted(
+        nz
+        + [
+            (gate_model.bucket_of(n, bits), w)
+            for n, w in sorted(PRIORS.items())
+            if gate_model.bucket_of(n, bits) not in fitted
+        ]
+    )
     digest = data_hash(records)
-    counts = {s: {"candidates": sum(1 for r in records if r["set"] == s),
-                  "positive": sum(1 for r in labelled if r["set"] == s and r["label"] == 1),
-                  "negative": sum(1 for r in labelled if r["set"] == s and r["label"] == 0),
-                  "neutral": sum(1 for r in records if r["set"] == s and r["label"] is None),
-                  "groups": len(turns.get(s, {})), "turns": sum(turns.get(s, {}).values())}
-              for s in sorted({r["set"] for r in records})}
+    counts = {
+        s: {
+            "candidates": sum(1 for r in records if r["set"] == s),
+            "positive": sum(1 for r in labelled if r["set"] == s and r["label"] == 1),
+            "negative": sum(1 for r in labelled if r["set"] == s and r["label"] == 0),
+            "neutral": sum(1 for r in records if r["set"] == s and r["label"] is None),
+            "groups": len(turns.get(s, {})),
+            "turns": sum(turns.get(s, {}).values()),
+        }
+        for s in sorted({r["set"] for r in records})
+    }
     artifact = {
         "format": gate_model.FORMAT,
         "version": f"{VERSION_PREFIX}-{digest[:12]}",
         "created_by": "bench/train_gate.py",
-        "hashing": {"function": "crc32(utf-8 feature name) & (2**bits - 1)", "bits": bits,
-                    "feature_groups": {"a": "attribution", "s": "shape", "c": "context", "w": "words",
-                                       "b": "word pairs", "cw": "claim words"}},
+        "hashing": {
+            "function": "crc32(utf-8 feature name) & (2**bits - 1)",
+            "bits": bits,
+            "feature_groups": {
+                "a": "attribution",
+                "s": "shape",
+                "c": "context",
+                "w": "words",
+                "b": "word pairs",
+                "cw": "claim words",
+            },
+        },
         "model": {"kind": "logistic regression", "C": c, "solver": "liblinear", "class_weight": "per set, equal"},
         "intercept": round(float(model.intercept_[0]), 6),
         "weights": nz,
         "priors": {n: w for n, w in sorted(PRIORS.items())},
-        "calibration": {"method": "isotonic on out-of-fold logits", "x": xs, "y": ys},
-        "thresholds": {"accept": accept, "review": review, "target_precision": TARGET_PRECISION,
-                       "max_queued_per_100_turns": MAX_QUEUED_PER_100, "min_queued_true": MIN_QUEUED_TRUE},
+        "fixed": {n: w for n, w in sorted(FIXED.items())},
+        "calibration": calibration,
+        "thresholds": {
+            "accept": accept,
+            "review": review,
+            "target_precision": TARGET_PRECISION,
+            "max_queued_per_100_turns": MAX_QUEUED_PER_100,
+            "min_queued_true": MIN_QUEUED_TRUE,
+        },
         "training_data": {"sha256": digest, "counts": counts, "sources": sources or {}},
-        "folds": {"k": FOLDS, "by": "conversation (labeled day, LoCoMo session, persona chat)",
-                  "out_of_fold": fold_scores(records, oof, probs, stats)},
+        "folds": {
+            "k": FOLDS,
+            "by": "conversation (labeled day, LoCoMo session, persona chat)",
+            "out_of_fold": fold_scores(records, oof, probs, stats),
+        },
     }
     return artifact, probs
 
@@ -308,7 +380,7 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "",
         f"Model `{artifact['version']}` ({artifact['model']['kind']}, C={artifact['model']['C']}, "
         f"{1 << artifact['hashing']['bits']} hashed buckets, {len(artifact['weights'])} non-zero weights), "
-        f"isotonic calibration, accept at p ≥ {th['accept']}, review at p ≥ {th['review']}. "
+        f"{artifact['calibration']['method']}, accept at p ≥ {th['accept']}, review at p ≥ {th['review']}. "
         "Rebuilt by `bench/train_gate.py` (`--check` verifies the committed artifact).",
         "",
         "## Sources and licences",
@@ -345,8 +417,10 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "|---|---|---|---|---|---|---|",
     ]
     for s, c in counts.items():
-        lines.append(f"| {s} | {c['groups']} | {c['turns']} | {c['candidates']} | {c['positive']} | "
-                     f"{c['negative']} | {c['neutral']} |")
+        lines.append(
+            f"| {s} | {c['groups']} | {c['turns']} | {c['candidates']} | {c['positive']} | "
+            f"{c['negative']} | {c['neutral']} |"
+        )
     lines += [
         "",
         f"## Fold scores ({artifact['folds']['k']} folds by {artifact['folds']['by']}, out-of-fold, calibrated)",
@@ -358,9 +432,11 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "|---|---|---|---|---|---|---|",
     ]
     for s, f in folds.items():
-        lines.append(f"| {s} | {f['auc']} | {f['accepted_precision']} | {f['accepted_true']}/"
-                     f"{f['accepted_labelled']} | {f['queued']} | {f['queued_per_100_turns']} | "
-                     f"{f['queued_true_share']} |")
+        lines.append(
+            f"| {s} | {f['auc']} | {f['accepted_precision']} | {f['accepted_true']}/"
+            f"{f['accepted_labelled']} | {f['queued']} | {f['queued_per_100_turns']} | "
+            f"{f['queued_true_share']} |"
+        )
     lines += ["", f"Training data sha256: `{artifact['training_data']['sha256']}`.", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
 

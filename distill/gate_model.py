@@ -161,7 +161,7 @@ def featurize(v: dict) -> dict[str, float]:
     words = [("<name>" if w in names else w) for w in (str(w).lower() for w in words)]
     for w in set(words):
         f[f"w:{w}"] = 1.0
-    for a, b in set(zip(words, words[1:])):
+    for a, b in set(zip(words, words[1:], strict=False)):
         f[f"b:{a}_{b}"] = 1.0
     content_words = {w.lower() for w in _WORD.findall(v["content"])} - names
     for w in content_words:
@@ -219,6 +219,7 @@ class GateModel:
     accept_threshold: float
     review_threshold: float
     meta: dict = field(default_factory=dict)
+    platt: tuple[float, float] | None = None  # (a, b): p = sigmoid(a·logit + b), used when there is no table
 
     @classmethod
     def from_dict(cls, data: dict) -> GateModel:
@@ -235,6 +236,9 @@ class GateModel:
             accept_threshold=float(data["thresholds"]["accept"]),
             review_threshold=float(data["thresholds"]["review"]),
             meta={k: data.get(k) for k in ("training_data", "folds", "trained_on", "created_by")},
+            platt=(float(data["calibration"]["a"]), float(data["calibration"]["b"]))
+            if "a" in data["calibration"]
+            else None,
         )
 
     def logit_of(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
@@ -248,10 +252,13 @@ class GateModel:
         return total, contributions
 
     def calibrate(self, logit: float) -> float:
-        """Isotonic table, linear between its knots, flat outside (monotone in the logit)."""
+        """Platt scaling (a sigmoid of the logit) or an isotonic table, linear between its knots and flat outside:
+        either way monotone in the logit."""
         xs, ys = self.calibration_x, self.calibration_y
         if not xs:
-            return 1.0 / (1.0 + math.exp(-logit))
+            a, b = self.platt or (1.0, 0.0)
+            z = max(min(a * logit + b, 60.0), -60.0)
+            return 1.0 / (1.0 + math.exp(-z))
         if logit <= xs[0]:
             return ys[0]
         if logit >= xs[-1]:
