@@ -192,32 +192,28 @@ def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> N
     report.merged += 1
     fact.refresh_from_db()
     gate_dropped = fact.status == Status.DROPPED and (fact.status_reason or "").startswith((*RESCUABLE, BUDGET_REASON))
-    if scored.decision == trust.ACCEPTED and (fact.status == Status.PENDING_REVIEW or gate_dropped):
-        ledger.decide(
-            owner=ctx.owner,
-            fact=fact,
-            status=Status.ACCEPTED,
-            reason=PROMOTED,
-            veracity=min(scored.score, 1.0),
-            author="system",
-            author_label=AUTHOR_LABEL,
-        )
-        report.promoted += 1
     queued = False
-    if scored.decision == trust.PENDING and gate_dropped:
+    if scored.decision == trust.ACCEPTED and (fact.status == Status.PENDING_REVIEW or gate_dropped):
+        _redecide(ctx, fact, scored, Status.ACCEPTED, PROMOTED)
+        report.promoted += 1
+    elif scored.decision == trust.PENDING and gate_dropped:
         # Said again with new evidence, and it won a place in today's budget: back into review.
-        ledger.decide(
-            owner=ctx.owner,
-            fact=fact,
-            status=Status.PENDING_REVIEW,
-            reason=REPROPOSED,
-            veracity=min(scored.score, 1.0),
-            author="system",
-            author_label=AUTHOR_LABEL,
-        )
+        _redecide(ctx, fact, scored, Status.PENDING_REVIEW, REPROPOSED)
         queued = True
     ctx.existing[cand.content_hash] = fact
     record_claim(ctx, cand.content_hash, fact, queued=queued)
+
+
+def _redecide(ctx: WriteContext, fact, scored: trust.Scored, status: str, reason: str) -> None:
+    ledger.decide(
+        owner=ctx.owner,
+        fact=fact,
+        status=status,
+        reason=reason,
+        veracity=min(scored.score, 1.0),
+        author="system",
+        author_label=AUTHOR_LABEL,
+    )
 
 
 def write(ctx: WriteContext, scored_items: list[trust.Scored], report: PassReport) -> None:
