@@ -34,7 +34,7 @@ from screen.events import llm
 from screen.events.families import is_notification, is_standalone
 from screen.events.outcomes import CONTEST, FAILURE, NEGATIVE, RESOLVED, UNSETTLED
 from screen.events.reading import SpanReading, read_span, title_for
-from screen.events.store import AssertionDraft, EventDraft, attach_evidence, create_event, revise
+from screen.events.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
 
 BATCH = 500
@@ -317,21 +317,7 @@ class ProposalPass:
                 fresh.append(a)
         if not fresh:
             return
-        start = event.assertions.count()
-        Assertion.objects.bulk_create(
-            [
-                Assertion(
-                    owner=event.owner,
-                    event=event,
-                    position=start + i,
-                    text=a.text[:2000],
-                    confidence=a.confidence,
-                    content_role=a.content_role,
-                    evidence=a.evidence,
-                )
-                for i, a in enumerate(fresh[:MAX_SPEECH_ASSERTIONS])
-            ]
-        )
+        append_assertions(event, fresh[:MAX_SPEECH_ASSERTIONS])
 
     def _assertions(self, span: dict, reading: SpanReading) -> list[AssertionDraft]:
         out = []

@@ -170,21 +170,7 @@ def revise(
             )
             if claimed:
                 updated = ScreenEvent.objects.get(pk=current.pk)
-                start = updated.assertions.count()
-                Assertion.objects.bulk_create(
-                    [
-                        Assertion(
-                            owner=updated.owner,
-                            event=updated,
-                            position=start + i,
-                            text=a.text[:2000],
-                            confidence=a.confidence,
-                            content_role=a.content_role,
-                            evidence=a.evidence,
-                        )
-                        for i, a in enumerate(add_assertions)
-                    ]
-                )
+                append_assertions(updated, add_assertions)
                 EventRevision.objects.create(
                     owner=updated.owner,
                     event=updated,
@@ -228,3 +214,22 @@ def attach_evidence(
         ev.image = frame
         ev.save(update_fields=["image"])
     return ev
+
+
+def append_assertions(event: ScreenEvent, drafts: list[AssertionDraft]) -> None:
+    """Add assertions after the event's existing ones, each with the role of the text it rests on."""
+    start = event.assertions.count()
+    Assertion.objects.bulk_create(
+        [
+            Assertion(
+                owner=event.owner,
+                event=event,
+                position=start + i,
+                text=a.text[:2000],
+                confidence=a.confidence,
+                content_role=a.content_role,
+                evidence=a.evidence,
+            )
+            for i, a in enumerate(drafts)
+        ]
+    )
