@@ -9,18 +9,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ledger.recall.text import redact_for_display
+from ledger.text import STOPWORDS
 
-# General English function words (not taken from any development file): words that carry no topic.
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing done down during each few for from further get got had has
-    have having he her here hers him his how i if in into is it its itself just let like make me more most my
-    need no nor not now of off on once only or other our ours out over own please same she should so some still
-    such than that the their them then there these they this those through to too under until up use used using
-    very want was we were what when where which while who whom why will with would yes you your yours ok okay
-    thanks thank sure right well really maybe also one two lets going know think see look try work file files
-    run add new way thing things something anything everything""".split()
+# Lesson keys (``normalise_key``) are stored, so this list keeps saying what it said when they were made: the
+# shared function words plus the filler of coding-assistant chats ("please", "file", "run"), without the few
+# reflexives and modals it never had (only words of 3+ letters without an apostrophe reach it, see _WORD).
+_CHAT_FILLER = frozenset(
+    """ok okay yes sure please thanks thank maybe well right still now let lets need want know think going see look
+    try make done add run use used using work file files one two new way thing things something anything
+    everything""".split()
 )
+_NEVER_DROPPED = frozenset(
+    "cannot herself himself may might must myself ought ourselves shall theirs themselves yourself yourselves".split()
+)
+CHAT_STOPWORDS = (STOPWORDS - _NEVER_DROPPED) | _CHAT_FILLER
 
 
 def canonical_agent_id(value: str) -> str:
@@ -81,7 +83,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{2,}")
 
 
 def content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text or "") if w.lower() not in STOPWORDS]
+    return [w.lower() for w in _WORD.findall(text or "") if w.lower() not in CHAT_STOPWORDS]
 
 
 def normalise_key(text: str) -> str:

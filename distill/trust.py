@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from distill.extraction.base import IMPORTANCE, Candidate
 from distill.models import Mode
 from ledger.choices import Status
-from ledger.text import claim_stem
+from ledger.text import STOPWORDS, claim_stem
 
 JUDGE_BONUS = 0.15
 CORROBORATION_BONUS = 0.15
@@ -32,12 +32,14 @@ PENDING = Status.PENDING_REVIEW
 DROPPED = Status.DROPPED
 REJECTED = Status.REJECTED
 
-_STOP = set(
+# Claim tokens keep the function words that change what a claim says (negations, quantifiers such as "all",
+# "only", "more", and time and place words such as "before", "until", "under"), so the gate drops only this
+# subset of the shared list, plus speech filler. A longer list would change coverage and so the gate's decisions.
+_STOP = STOPWORDS & frozenset(
     """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
 did will would can could should may might this that these those it its he she they them his her their there here
-who which what when where how so if then than very just about into over also like um uh okay oh yeah really i me
-my you your we our us others someone""".split()
-)
+who which what when where how so if then than very just about into over also like really i me my you your we our""".split()
+) | frozenset("um uh okay oh yeah us others someone".split())
 
 
 def claim_tokens(text: str, *, drop: set[str] = frozenset()) -> set[str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from accounts import timestamps as accounts_timestamps
 from ledger import values
-from ledger.text import NEGATIONS, SYNONYMS, key_stem, normalize_text
+from ledger.text import KEY_STOPWORDS, NEGATIONS, SYNONYMS, key_stem, normalize_text
 
 GENESIS = ""
 ID_NAMESPACE = uuid.UUID("6f1d3c1e-8a52-4d3b-9f4e-4c1a2b7d9e00")
@@ -93,15 +93,6 @@ def derived_uuid(*parts: Any) -> str:
 
 # --- Claim keys ---------------------------------------------------------------------------------------
 _FIRST_PERSON = {"i", "me", "my", "mine", "myself", "im", "ive", "ill", "id", "user", "users", "you", "your", "yours"}
-STOPWORDS = frozenset(
-    """a an the and or but of to in on at for from by with as is are was were be been being am do does did
-    has have had having that this these those it its it's there here then than so very really just also
-    now currently still too yes he she they them his her their our we us who whom which what when where
-    will would shall should can could may might must about into over after before up down out off again
-    once some any all each more most other such only own same both few s t d ll m o re ve y said says say
-    mentioned told tells tell noted thinks think believe believes apparently actually probably maybe
-    kind sort well oh um uh""".split()
-)
 _TOKEN_RE = re.compile(r"[0-9]+(?:[.:][0-9]+)*|[^\W\d_]+", re.UNICODE)
 
 
@@ -121,7 +112,7 @@ OPENERS = frozenset(
 def is_common_word(word: str) -> bool:
     """An everyday word (for telling a capitalised sentence opener from a name)."""
     return (
-        word in STOPWORDS
+        word in KEY_STOPWORDS
         or word in _FIRST_PERSON
         or word in OPENERS
         or word in SYNONYMS
@@ -139,7 +130,7 @@ def _kept_tokens(text: str, names=()) -> list[tuple[str, str]]:
             out.append((word, "n"))
             continue
         word = "".join(_TOKEN_RE.findall(word))
-        if not word or word in _FIRST_PERSON or word in STOPWORDS:
+        if not word or word in _FIRST_PERSON or word in KEY_STOPWORDS:
             continue  # who the claim is about is carried by the subject key, not the words
         stem = _stem(word)
         out.append((stem, "x" if stem == "not" else tok.kind))

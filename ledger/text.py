@@ -58,7 +58,39 @@ def claim_stem(word: str) -> str:
     return stem(word)[:5]
 
 
+# --- Stopwords ---------------------------------------------------------------------------------------
+# The project's one list of function words (general English, not taken from any development file): words that
+# carry no topic. Recall drops them from queries and from the BM25 floor's terms; the other users (chats,
+# screen, speakers, the trust gate) derive their lists from this one and say why theirs differ.
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before being below between
+    both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
+    further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his
+    how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
+    not of off on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should
+    shouldn't so some such than that that's the their theirs them themselves then there there's these they they'd
+    they'll they're they've this those through to too under until up very was wasn't we we'd we'll we're we've were
+    weren't what what's when when's where where's which while who who's whom why why's with won't would wouldn't you
+    you'd you'll you're you've your yours yourself yourselves also just like get got really would will shall may
+    might must s t d ll ve re m
+    """.split()
+)
+
+
 # --- Key folding (frozen at KEY_VERSION; see the module docstring) --------------------------------------
+# Words left out of stored claim keys (``ledger.hashing``). Part of the frozen key format, so NOT derived from
+# STOPWORDS: a change to either list would silently re-key every stored refusal (pinned by
+# tests/ledger/test_text_keys.py).
+KEY_STOPWORDS = frozenset(
+    """a an the and or but of to in on at for from by with as is are was were be been being am do does did
+    has have had having that this these those it its it's there here then than so very really just also
+    now currently still too yes he she they them his her their our we us who whom which what when where
+    will would shall should can could may might must about into over after before up down out off again
+    once some any all each more most other such only own same both few s t d ll m o re ve y said says say
+    mentioned told tells tell noted thinks think believe believes apparently actually probably maybe
+    kind sort well oh um uh""".split()
+)
 # Negation changes the claim: every form folds to one kept token.
 NEGATIONS = frozenset(
     "not no never nobody none nothing neither nor cannot cant dont doesnt didnt isnt arent wasnt werent wont "

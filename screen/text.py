@@ -11,6 +11,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from ledger.text import STOPWORDS
+
 _WS = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+(?:[.,:]\d+)*")
 _PUNCT = re.compile(r"[^\w#%$€£ ]+")
@@ -168,10 +170,13 @@ def slug(text: str, default: str = "app") -> str:
 def content_tokens(text: str) -> set[str]:
     """Distinctive tokens for matching a resolution to its problem (words of 3+ letters, minus cue words)."""
     cue_words = set().union(*_CUES.values())
-    return {w for w in words(text) if len(w) >= 3 and w not in cue_words and w not in _STOP}
+    return {w for w in words(text) if len(w) >= 3 and w not in cue_words and w not in SCREEN_STOPWORDS}
 
 
-_STOP = frozenset(
+# Screen text drops only the commonest of the shared function words, plus words every window is full of ("new",
+# "via"): matching a resolution to its problem was tuned on exactly these, and the full list would also drop
+# words such as "after" or "before" that tell two problems apart.
+SCREEN_STOPWORDS = STOPWORDS & frozenset(
     "the and for with from this that your you are was were has have had not but all any can will into out our "
-    "its new one two see now off use via per".split()
-)
+    "its off".split()
+) | frozenset("new one two see now use via per".split())

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from accounts.exceptions import DomainError
-from ledger.recall.text import STOPWORDS, stem, words
+from ledger.text import STOPWORDS, stem, words
 
 DIMENSIONS = 384
 

@@ -10,27 +10,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from ledger.text import stem, words  # the project's one text module (Snowball stems)
+from ledger.text import STOPWORDS, stem, words  # the project's one text module (stopwords, Snowball stems)
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 # A token estimate close to BPE tokenizers on English: words, numbers and each punctuation mark.
 TOKEN_PIECE_RE = re.compile(r"[A-Za-z]+|[0-9]+|[^\sA-Za-z0-9]")
 
-# Function words carry no topic: removed from queries and from the BM25 floor's terms.
-STOPWORDS = frozenset(
-    """
-    a about above after again against all am an and any are aren't as at be because been before being below between
-    both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
-    further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his
-    how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
-    not of off on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should
-    shouldn't so some such than that that's the their theirs them themselves then there there's these they they'd
-    they'll they're they've this those through to too under until up very was wasn't we we'd we'll we're we've were
-    weren't what what's when when's where where's which while who who's whom why why's with won't would wouldn't you
-    you'd you'll you're you've your yours yourself yourselves also just like get got really would will shall may
-    might must s t d ll ve re m
-    """.split()
-)
 # Question scaffolding: words that shape a question but say nothing about what is asked for.
 QUESTION_WORDS = frozenset(
     "what when where which who whom whose why how did does do kind sort type tell remember recall "

@@ -19,14 +19,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from screen.events.outcomes import ALL_WORDS, CONTEST
-from screen.text import slug
+from screen.text import SCREEN_STOPWORDS, slug
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "app_families.json"
 MIN_SCORE = 2
-_STOP = frozenset(
-    "the and for with from this that your you are was were has have had not but all any can will into out our "
-    "its new one two see now off use via per app window page home untitled dashboard".split()
-)
+# A head noun is never the window's own chrome ("Untitled window", "Home page").
+_HEAD_NOUN_STOP = SCREEN_STOPWORDS | frozenset("app window page home untitled dashboard".split())
 
 
 @dataclass(frozen=True)
@@ -148,7 +146,7 @@ def _score(fields: list[tuple[str, int]]) -> dict[str, int]:
 
 def head_noun(text: str, exclude: set[str]) -> str:
     """The last content word of a title-like phrase (English noun phrases end in their head)."""
-    words = [w for w in re.findall(r"[a-z][a-z']{2,}", _norm(text)) if w not in _STOP and w not in exclude]
+    words = [w for w in re.findall(r"[a-z][a-z']{2,}", _norm(text)) if w not in _HEAD_NOUN_STOP and w not in exclude]
     words = [w for w in words if w not in ALL_WORDS]
     return words[-1] if words else ""
 

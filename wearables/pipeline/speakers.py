@@ -17,6 +17,7 @@ import re
 from collections import defaultdict
 from datetime import timedelta
 
+from ledger.text import STOPWORDS
 from wearables.pipeline.types import Convo, KnownPerson, PipelineConfig, Turn
 
 PROVIDER = "provider"
@@ -30,7 +31,11 @@ NONE = "none"
 # Provider labels that are not anyone's name.
 GENERIC_LABELS = {"", "user", "unknown", "speaker", "you", "me"}
 _TOKEN_RE = re.compile(r"[a-z0-9']+")
-_STOP = set("the a an and or but to of in on at is it i you that this so we be was for with my me".split())
+# Text cues skip only the very commonest words, a subset of the shared list: the full list would change which
+# turns share words with a known person's cues, and so who gets named.
+_STOP = STOPWORDS & frozenset(
+    "the a an and or but to of in on at is it i you that this so we be was for with my me".split()
+)
 
 
 def pretty_label(label: str) -> str:
