@@ -72,6 +72,11 @@ def user_timezone(user) -> zoneinfo.ZoneInfo:
     return get_settings(user).zoneinfo
 
 
+def owner_name(owner) -> str:
+    """What the owner is called in their own memories: their display name, else their username."""
+    return get_settings(owner).display_name or owner.get_username()
+
+
 def update_settings(*, user, display_name: str | None = None, timezone_name: str | None = None) -> UserSettings:
     obj = get_settings(user)
     if display_name is not None:

@@ -4,6 +4,7 @@ offsets and naive stamps; this hands back aware datetimes (naive means UTC)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 def parse_iso(value: str) -> datetime:
@@ -23,3 +24,12 @@ def parse_iso_utc(value: object) -> datetime | None:
         return parse_iso(value).astimezone(UTC)
     except ValueError:
         return None
+
+
+def zone_or_utc(name: str | None) -> ZoneInfo:
+    """The named time zone, or UTC for a blank or unknown name (a stored setting or a provider's field may name a
+    zone this machine's tz database lacks: dates then fall back to UTC rather than failing)."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ValueError, ZoneInfoNotFoundError):
+        return ZoneInfo("UTC")

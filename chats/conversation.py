@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-
-def owner_name(owner) -> str:
-    try:
-        from accounts.services import get_settings  # the owner's display name, once accounts/ exists
-    except ImportError:
-        return owner.get_full_name() or owner.get_username()
-    return get_settings(owner).display_name or owner.get_username()
+from accounts.services import owner_name, user_timezone
 
 
 def local_day(owner, when):
     """The owner's calendar date at ``when`` (their timezone setting), not the UTC date."""
-    from accounts.services import user_timezone
-
     return when.astimezone(user_timezone(owner)).date()
 
 

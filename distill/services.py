@@ -15,13 +15,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
 from django.utils import timezone as dj_timezone
 
 from accounts.exceptions import DomainError
-from accounts.services import get_settings
+from accounts.services import get_settings, owner_name
+from accounts.timestamps import zone_or_utc
 from distill import hooks, learning, pipeline, policies, queue, trust, writing
 from distill.conversation import Conversation, NativeMemory, Role
 from distill.extraction.base import Candidate, content_hash
@@ -55,10 +55,6 @@ __all__ = [
 
 class RememberError(DomainError):
     status_code = 422
-
-
-def owner_name(owner) -> str:
-    return get_settings(owner).display_name or owner.get_username()
 
 
 def display_tags(source_key: str, marker: str) -> list[str]:
@@ -284,11 +280,7 @@ class RememberResult:
 
 
 def _owner_day(owner) -> str:
-    try:
-        tz = ZoneInfo(get_settings(owner).timezone or "UTC")
-    except (ValueError, ZoneInfoNotFoundError):
-        tz = ZoneInfo("UTC")
-    return dj_timezone.now().astimezone(tz).date().isoformat()
+    return dj_timezone.now().astimezone(zone_or_utc(get_settings(owner).timezone)).date().isoformat()
 
 
 def remember(
@@ -392,10 +384,7 @@ def upsert_digest(
     (off: none; review: pending_review). Idempotent per ``key``."""
     if policies.get_policy(owner, source_key).mode == Mode.OFF or not items:
         return None
-    try:
-        tz = ZoneInfo(timezone_name or "UTC")
-    except (ValueError, ZoneInfoNotFoundError):
-        tz = ZoneInfo("UTC")
+    tz = zone_or_utc(timezone_name)
     items = sorted(items, key=lambda i: i.at)
     titles = [f"{i.at.astimezone(tz):%H:%M} {clean(i.title)[:60]}".strip() for i in items]
     n = len(items)

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from accounts.services import get_settings
+from accounts.services import get_settings, owner_name
 from screen import policy
 from screen.models import Assertion, Curation, DayNote, EntityNote, EventEvidence, ScreenEvent, ScreenFrame
 
@@ -181,15 +181,15 @@ def conversation_for(event: ScreenEvent):
     owner's turns; every other assertion with the role that keeps it from becoming a belief about the owner."""
     from distill.conversation import Conversation, Role, Speaker, Turn
 
-    owner_name = get_settings(event.owner).display_name or event.owner.get_username()
-    me = Speaker(owner_name, is_owner=True, owner_confidence=event.confidence, role=Role.PERSON)
+    me_name = owner_name(event.owner)
+    me = Speaker(me_name, is_owner=True, owner_confidence=event.confidence, role=Role.PERSON)
     turns = [
         Turn(i, me, f"I {action}.", event.started_at, {"kind": "user_action"})
         for i, action in enumerate(event.user_actions or [])
     ]
     for a in event.assertions.all():
         named = next((e.get("speaker", "") for e in (a.evidence or []) if isinstance(e, dict)), "")
-        speaker = _speaker_for(a.content_role, owner_name, event.app_name, a.confidence, named)
+        speaker = _speaker_for(a.content_role, me_name, event.app_name, a.confidence, named)
         turns.append(Turn(len(turns), speaker, a.text, event.started_at, {"assertion": a.position}))
     return Conversation(
         source_key=SOURCE_KEY,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 from datetime import date
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.timestamps import zone_or_utc
 from ledger.llm.config import CallType, daily_cap
 from ledger.llm.models import CallStat, DailyBudget
 
@@ -34,11 +34,7 @@ def local_day(owner_id: int | None) -> date:
     name = "UTC"
     if owner_id is not None:
         name = UserSettings.objects.filter(user_id=owner_id).values_list("timezone", flat=True).first() or "UTC"
-    try:
-        tz = ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        tz = ZoneInfo("UTC")
-    return timezone.now().astimezone(tz).date()
+    return timezone.now().astimezone(zone_or_utc(name)).date()
 
 
 def take_call(owner, call: CallType) -> bool:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accounts.timestamps import parse_iso, parse_iso_utc
+from accounts.timestamps import parse_iso, parse_iso_utc, zone_or_utc
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,10 @@ def test_the_strict_reader_raises_on_what_is_not_a_timestamp():
 def test_isoformat_round_trips(moment):
     assert parse_iso(moment.isoformat()) == moment
     assert parse_iso_utc(moment.isoformat()) == moment
+
+
+def test_zone_or_utc_falls_back_to_utc_for_blank_or_unknown_names():
+    assert zone_or_utc("Europe/Paris").key == "Europe/Paris"
+    assert zone_or_utc("").key == "UTC"
+    assert zone_or_utc(None).key == "UTC"
+    assert zone_or_utc("Mars/Olympus_Mons").key == "UTC"

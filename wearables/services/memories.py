@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from accounts.services import owner_name
 from distill import services as distill
 from distill.conversation import Conversation, NativeMemory, Sighting, Speaker, Turn
 from distill.services import DigestItem, PassReport
@@ -150,7 +151,7 @@ def run_memory_pass(*, transcript: DayTranscript, rescore_siblings: bool = True)
     kind, day = source.kind, transcript.local_date
     report = distill.distill(
         owner=owner,
-        conversations=conversations_for(transcript, distill.owner_name(owner)),
+        conversations=conversations_for(transcript, owner_name(owner)),
         scope_key=scope_key(kind, day),
         source_key=source_key(kind),
     )
