@@ -275,11 +275,12 @@ def recent_band_qs(owner, band: str, *, now: datetime | None = None, source=None
     if subject in ("user", "unknown", "third_party"):
         qs = qs.filter(subject_kind=subject)
     elif subject:
-        qs = qs.filter(subject_entity__public_id=subject) if _is_uuid(subject) else qs.none()
+        qs = qs.filter(subject_entity__public_id=subject) if is_uuid(subject) else qs.none()
     return qs.order_by("-updated_at", "-public_id")
 
 
-def _is_uuid(value: str) -> bool:
+def is_uuid(value: str) -> bool:
+    """Whether ``value`` spells a UUID (a public id from a URL or a form, before it reaches a query)."""
     try:
         uuid.UUID(str(value))
     except ValueError:

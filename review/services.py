@@ -116,7 +116,7 @@ def _not_about_me(owner, fact: Fact, subject: str | None, detail: dict) -> Fact:
     if subject.lower() == "unknown":
         detail["subject"] = "unknown"
         return ledger_services.reassign_fact_subject(owner=owner, fact=fact, subject="unknown", author=REVIEWER)
-    person = Entity.objects.owned_by(owner).filter(public_id=subject).first() if _is_uuid(subject) else None
+    person = Entity.objects.owned_by(owner).filter(public_id=subject).first() if queries.is_uuid(subject) else None
     detail["subject"] = subject if person is None else person.name
     return ledger_services.reassign_fact_subject(
         owner=owner, fact=fact, subject="third_party", person=person or subject, author=REVIEWER
@@ -125,7 +125,7 @@ def _not_about_me(owner, fact: Fact, subject: str | None, detail: dict) -> Fact:
 
 def _merge(owner, fact: Fact, merge_into: str | None, detail: dict) -> Fact:
     target = None
-    if merge_into and _is_uuid(merge_into):
+    if merge_into and queries.is_uuid(merge_into):
         target = Fact.objects.owned_by(owner).filter(public_id=merge_into).first()
     if target is None:
         raise InvalidAction("merge_into must be the id of one of your memories")
@@ -148,14 +148,6 @@ def _snooze(owner, fact: Fact, until, detail: dict) -> Fact:
         raise InvalidAction("snooze until a day after today")
     detail["until"] = until.isoformat()
     return _decide(owner, fact, fact.status, f"{queries.SNOOZE_PREFIX}{until.isoformat()}")
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
 
 
 def act(
