@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
+import tenacity
 
 from accounts.exceptions import DomainError
 
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
+MAX_BACKOFF_SECONDS = 30.0
 PAGE = 500
 
 
@@ -26,6 +28,10 @@ class ScreenPipeError(DomainError):
     """ScreenPipe could not be reached or answered with an error."""
 
     status_code = 502
+
+
+class _Retry(Exception):
+    """One attempt worth retrying (tenacity retries on it; the last one becomes a ScreenPipeError)."""
 
 
 def rfc3339(dt: datetime) -> str:
@@ -130,22 +136,32 @@ class ScreenPipeClient:
         self.close()
 
     def _get(self, path: str, params: dict | None = None) -> httpx.Response:
-        last = ""
-        for attempt in range(self.retries + 1):
-            self.requests += 1
-            try:
-                resp = self._http.get(self.base_url + path, params=params)
-            except httpx.HTTPError as exc:
-                last = f"ScreenPipe at {self.base_url} is unreachable ({type(exc).__name__})"
-            else:
-                if resp.status_code < 400 or resp.status_code == 404:
-                    return resp
-                last = f"ScreenPipe answered {resp.status_code} on {path}"
-                if resp.status_code not in RETRYABLE:
-                    break
-            if attempt < self.retries:
-                time.sleep(min(30.0, self.backoff * 2**attempt))
-        raise ScreenPipeError(last)
+        """One GET with ``retries`` more tries on network errors and RETRYABLE answers, waiting ``backoff``
+        seconds, then doubling (capped at 30 s). A 404 is an answer (the caller decides what it means)."""
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(_Retry),
+            stop=tenacity.stop_after_attempt(self.retries + 1),
+            wait=lambda state: min(MAX_BACKOFF_SECONDS, self.backoff * 2 ** (state.attempt_number - 1)),
+            sleep=time.sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(self._attempt, path, params)
+        except _Retry as last:
+            raise ScreenPipeError(str(last)) from None
+
+    def _attempt(self, path: str, params: dict | None) -> httpx.Response:
+        self.requests += 1
+        try:
+            resp = self._http.get(self.base_url + path, params=params)
+        except httpx.HTTPError as exc:
+            raise _Retry(f"ScreenPipe at {self.base_url} is unreachable ({type(exc).__name__})") from exc
+        if resp.status_code < 400 or resp.status_code == 404:
+            return resp
+        message = f"ScreenPipe answered {resp.status_code} on {path}"
+        if resp.status_code in RETRYABLE:
+            raise _Retry(message)
+        raise ScreenPipeError(message)
 
     def search(
         self, *, content_type: str, start: datetime, end: datetime, limit: int = PAGE, offset: int = 0, **filters
