@@ -1,9 +1,12 @@
-"""Every periodic job, declared once. ``manage.py sync_schedules`` upserts these rows by name.
+"""Every periodic job, declared once, and ``sync_schedules`` that upserts them as django-q2 ``Schedule`` rows by
+name (run by ``manage.py sync_schedules`` and ``manage.py up``).
 
 This is the one place where dotted-path strings name task functions (R14).
 """
 
 from __future__ import annotations
+
+from django_q.models import Schedule
 
 SCHEDULES: list[dict] = [
     # name, func, schedule_type (django_q Schedule constant name), minutes (for MINUTES)
@@ -26,3 +29,20 @@ SCHEDULES: list[dict] = [
     # distill: refit each owner's learned gate adjustment from their review decisions (floor + precision guard).
     {"name": "distill-refit-adjustments", "func": "distill.tasks.refit_adjustments", "schedule_type": "DAILY"},
 ]
+
+
+def sync_schedules() -> tuple[int, int]:
+    """Upsert the declared schedules by name; returns (created, updated)."""
+    created = updated = 0
+    for spec in SCHEDULES:
+        defaults = {
+            "func": spec["func"],
+            "schedule_type": getattr(Schedule, spec.get("schedule_type", "MINUTES")),
+            "minutes": spec.get("minutes"),
+            "cron": spec.get("cron"),
+            "repeats": -1,
+        }
+        _, was_created = Schedule.objects.update_or_create(name=spec["name"], defaults=defaults)
+        created += was_created
+        updated += not was_created
+    return created, updated

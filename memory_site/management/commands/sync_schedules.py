@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from memory_site.scheduling import sync_schedules
+from memory_site.schedules import sync_schedules
 
 
 class Command(BaseCommand):

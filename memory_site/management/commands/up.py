@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand
 
 from accounts import services
 from ledger import llm
-from memory_site.scheduling import sync_schedules
+from memory_site.schedules import sync_schedules
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "almanac-demo"
