@@ -30,7 +30,7 @@ from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_lik
 from distill.inputs import day_input
 from distill.models import Claim, Mode
 from distill.writing import PassReport
-from ledger import services as ledger
+from ledger import layers
 from ledger.choices import Status
 from ledger.models import Fact
 from ledger.services import EvidenceIn
@@ -389,7 +389,7 @@ def upsert_digest(
     titles = [f"{i.at.astimezone(tz):%H:%M} {clean(i.title)[:60]}".strip() for i in items]
     n = len(items)
     summary = f"{n} recorded conversation{'s' if n != 1 else ''}: " + "; ".join(titles)
-    return ledger.upsert_episode(
+    return layers.upsert_episode(
         owner=owner,
         key=key,
         summary=summary,
@@ -413,7 +413,7 @@ def record_episode(*, owner, source_key: str, key: str, summary: str, **fields):
         return None
     fields.setdefault("status", "pending_review" if mode == Mode.REVIEW else "accepted")
     fields.setdefault("source_label", source_key)
-    return ledger.upsert_episode(owner=owner, key=key, summary=summary, **fields)
+    return layers.upsert_episode(owner=owner, key=key, summary=summary, **fields)
 
 
 def forget_episodes(*, owner, key_prefix: str) -> int:

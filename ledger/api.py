@@ -11,8 +11,9 @@ from ninja import Query, Router, Status
 
 from accounts.owned import get_owned_or_404
 from accounts.schemas import ErrorOut, Offset, limit_type
-from ledger import chain, policy, queries, services
+from ledger import chain, layers, policy, queries, services
 from ledger.exceptions import HeadConflict, InvalidMutation
+from ledger.forget import services as forget_services
 from ledger.models import Entity, Fact, IdentityOverride, Refusal
 from ledger.schemas import (
     CommitIn,
@@ -190,13 +191,13 @@ def list_identity(request):
 
 @router.put("/identity", response={200: IdentityOut, **ERRORS})
 def put_identity(request, payload: IdentityIn):
-    return services.set_identity_override(owner=request.auth, key=payload.key, value=payload.value)
+    return layers.set_identity_override(owner=request.auth, key=payload.key, value=payload.value)
 
 
 @router.delete("/identity/{path:key}", response={204: None, **ERRORS})
 def delete_identity(request, key: str):
     get_owned_or_404(IdentityOverride, request.auth, key=key)
-    services.delete_identity_override(owner=request.auth, key=key)
+    layers.delete_identity_override(owner=request.auth, key=key)
     return Status(204, None)
 
 
@@ -264,25 +265,27 @@ def forget_entity(request, entity_id: str):
     """Forget a person for good: facts, evidence, entity, episodes, recall copies, their turns and name in
     stored transcripts/chats/screen events; a lasting refusal keeps re-syncs and other sources out."""
     entity = get_owned_or_404(Entity, request.auth, public_id=entity_id)
-    return _forget_out(request.auth, services.forget_entity(owner=request.auth, entity=entity))
+    return _forget_out(request.auth, forget_services.forget_entity(owner=request.auth, entity=entity))
 
 
 @router.get("/sources", response=list[LedgerSourceOut])
 def list_sources(request):
-    return services.sources(owner=request.auth)
+    return forget_services.sources(owner=request.auth)
 
 
 @router.post("/sources/{source_id}/forget", response={200: ForgetOut, **ERRORS})
 def forget_source(request, source_id: str):
     """Forget everything one source contributed (id from GET /sources)."""
-    found = next((s for s in services.sources(owner=request.auth) if s["id"] == source_id), None)
+    found = next((s for s in forget_services.sources(owner=request.auth) if s["id"] == source_id), None)
     if found is None:
         raise Http404("source not found")
-    return _forget_out(request.auth, services.forget_source_label(owner=request.auth, source_label=found["label"]))
+    return _forget_out(
+        request.auth, forget_services.forget_source_label(owner=request.auth, source_label=found["label"])
+    )
 
 
 @router.post("/facts/{fact_id}/forget", response={200: ForgetOut, **ERRORS})
 def forget_fact(request, fact_id: str):
     fact = get_owned_or_404(Fact, request.auth, public_id=fact_id)
-    cid = services.forget(owner=request.auth, fact=fact)
+    cid = forget_services.forget(owner=request.auth, fact=fact)
     return {"commit_id": cid, "facts": 1, "verify_ok": chain.verify(request.auth).ok}

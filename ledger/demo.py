@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledger import chain, services
+from ledger import chain, layers
 from ledger.models import Fact, IdentityOverride
 
 
@@ -10,7 +10,7 @@ def start(user, first_run: bool, stdout) -> list:
     if first_run and not IdentityOverride.objects.owned_by(user).exists():
         # The display name lives in the site's settings row; read it through the relation, not an import.
         name = getattr(getattr(user, "almanac_settings", None), "display_name", "") or user.get_username()
-        services.set_identity_override(owner=user, key="name", value=name)
+        layers.set_identity_override(owner=user, key="name", value=name)
     report = chain.verify(user)
     facts = Fact.objects.owned_by(user).count()
     stdout.write(f"Ledger: {facts} facts; {report.line()}")

@@ -752,31 +752,3 @@ def decide_timeouts(*, owner=None, older_than: timedelta | None = None, now: dat
             "ledger: %d timeout decisions (%d accepted, %d dropped)", report.decided, report.accepted, report.dropped
         )
     return report
-
-
-# --- Memory layers (re-exported; see ledger/layers.py) -----------------------------------------------------
-# --- Forget (see ledger/forget.py) --------------------------------------------------------------------------
-from ledger.forget.services import (  # noqa: E402, F401
-    ForgetReport,
-    forget,
-    forget_entity,
-    forget_person_names,
-    forget_source,
-    forget_source_label,
-    sources,
-)
-from ledger.layers import (  # noqa: E402, F401
-    EPISODE_FIELDS,
-    _delete_episodes,
-    delete_episode,
-    delete_identity_override,
-    derive_identity_narrative,
-    pin_fact,
-    record_usage,
-    set_identity_narrative,
-    set_identity_override,
-    unpin_fact,
-    update_episode,
-    update_pinned,
-    upsert_episode,
-)

@@ -16,7 +16,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.exceptions import DomainError
 from accounts.http import HtmxHttpRequest
 from accounts.owned import get_owned_or_404
-from ledger import policy, queries, services
+from ledger import layers, policy, queries, services
+from ledger.forget import services as forget_services
 from ledger.forms import ForgetPersonForm, LiftRefusalForm
 from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal, Status
 
@@ -162,7 +163,7 @@ def fact_decision(request: HtmxHttpRequest, fact_id):
 @login_required
 def fact_forget(request: HtmxHttpRequest, fact_id):
     fact = get_owned_or_404(Fact, request.user, public_id=fact_id)
-    services.forget(owner=request.user, fact=fact)
+    forget_services.forget(owner=request.user, fact=fact)
     if request.htmx:
         return HttpResponseClientRedirect("/memory/")
     return redirect("ledger:memory")
@@ -172,7 +173,7 @@ def fact_forget(request: HtmxHttpRequest, fact_id):
 @login_required
 def identity_save(request: HtmxHttpRequest):
     try:
-        services.set_identity_override(
+        layers.set_identity_override(
             owner=request.user, key=request.POST.get("key", ""), value=request.POST.get("value", "")
         )
     except DomainError as exc:
@@ -187,7 +188,7 @@ def identity_save(request: HtmxHttpRequest):
 @login_required
 def identity_delete(request: HtmxHttpRequest, key: str):
     get_owned_or_404(IdentityOverride, request.user, key=key)
-    services.delete_identity_override(owner=request.user, key=key)
+    layers.delete_identity_override(owner=request.user, key=key)
     if request.htmx:
         return render(request, "ledger/partials/_identity.html", _identity_context(request))
     return redirect("ledger:memory")
@@ -196,7 +197,7 @@ def identity_delete(request: HtmxHttpRequest, key: str):
 @require_POST
 @login_required
 def identity_narrative(request: HtmxHttpRequest):
-    services.derive_identity_narrative(owner=request.user)
+    layers.derive_identity_narrative(owner=request.user)
     if request.htmx:
         return render(request, "ledger/partials/_identity.html", _identity_context(request))
     return redirect("ledger:memory")
@@ -267,7 +268,7 @@ def person_forget(request: HtmxHttpRequest, entity_id):
     if not form.is_valid():
         ctx = _people_context(request, error=form.errors["confirm"][0])
         return render(request, "ledger/partials/_people_list.html", ctx, status=422)
-    report = services.forget_entity(owner=request.user, entity=entity)
+    report = forget_services.forget_entity(owner=request.user, entity=entity)
     ctx = _people_context(request, forgotten=report)
     if request.htmx:
         return render(request, "ledger/partials/_people_list.html", ctx)

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ledger import services as ledger_services
+from ledger import layers
 from ledger.models import Episode, Fact, PinnedFact
 from ledger.recall.models import ConsolidationRun, Embedding, Usage
 from ledger.recall.providers import providers_for
@@ -54,7 +54,7 @@ def _previous_pass(owner) -> datetime | None:
 def decay(*, owner, now: datetime, since: datetime | None) -> int:
     """Decay salience by the time elapsed since the later of the previous pass and the item's last use.
 
-    Bulk-updated here (not row by row through ledger.services.update_pinned) because a user can hold 100k pins.
+    Bulk-updated here (not row by row through ledger.layers.update_pinned) because a user can hold 100k pins.
     """
     usage = dict(
         ((kind, ref), used)
@@ -91,8 +91,8 @@ def merge_episodes(*, owner) -> int:
             newer = eps[j]
             if newer.pk not in gone and terms[j] and jaccard(terms[i], terms[j]) >= MERGE_JACCARD:
                 if older.salience < newer.salience:
-                    ledger_services.update_episode(owner=owner, episode=older, salience=newer.salience)
-                ledger_services.delete_episode(owner=owner, episode=newer)
+                    layers.update_episode(owner=owner, episode=older, salience=newer.salience)
+                layers.delete_episode(owner=owner, episode=newer)
                 gone.add(newer.pk)
     return len(gone)
 
@@ -119,7 +119,7 @@ def promote(*, owner, now: datetime) -> int:
             continue
         hits = sum(1 for ep in recent if len(words & ep) >= PROMOTE_OVERLAP * len(words))
         if hits >= PROMOTE_MIN_EPISODES:
-            ledger_services.pin_fact(owner=owner, fact=fact, salience=0.6, source_count=hits, pinned_by="consolidation")
+            layers.pin_fact(owner=owner, fact=fact, salience=0.6, source_count=hits, pinned_by="consolidation")
             promoted += 1
     return promoted
 
@@ -133,7 +133,7 @@ def evict(*, owner, now: datetime) -> int:
     )
     count = 0
     for pinned in idle:
-        ledger_services.unpin_fact(owner=owner, pinned=pinned)
+        layers.unpin_fact(owner=owner, pinned=pinned)
         count += 1
     return count
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from accounts.models import UserSettings
-from ledger import services as ledger_services
+from ledger import layers
 from ledger.models import Entity, Evidence, IdentityOverride
 from ledger.recall import blockcache
 from ledger.recall.embeddings import Backend, current_backend
@@ -316,7 +316,7 @@ def record_usage(*, owner, items: list[RecallItem], now=None) -> int:
                 [Usage(owner=owner, kind=kind, ref_id=r, use_count=1, last_used_at=now) for r in set(ids) - existing],
                 ignore_conflicts=True,
             )
-        ledger_services.record_usage(
+        layers.record_usage(
             owner=owner,
             pinned_ids=[i.id for i in items if i.kind == "pinned"],
             episode_ids=[i.id for i in items if i.kind == "episode"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import services
+from ledger import layers, services
 from ledger.models import Commit, Fact
 from tests.factories import EvidenceInFactory, FactFactory
 
@@ -143,7 +143,7 @@ def test_identity_endpoints(api, user):
 
 def test_owner_isolation(api, other_api, user, other_user):
     mine = FactFactory(owner=user, content="Alice's fact", subject="third_party", person="Carol")
-    services.set_identity_override(owner=user, key="name", value="Alice")
+    layers.set_identity_override(owner=user, key="name", value="Alice")
     assert other_api.get("/ledger/facts").json()["count"] == 0
     assert other_api.get(f"/ledger/facts/{mine.public_id}").status_code == 404
     assert other_api.post(f"/ledger/facts/{mine.public_id}/decision", {"status": "rejected"}).status_code == 404

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from ledger import chain, services
+from ledger import chain, layers, services
+from ledger.forget import services as forget_services
 from ledger.models import Entity, Episode, Evidence, Fact, FactVersion, PinnedFact
 from tests.factories import EvidenceInFactory
 
@@ -47,10 +48,10 @@ def test_forget_fact_leaves_no_trace_anywhere(user):
     )
     services.decide(owner=user, fact=fact, status="pending_review", reason="check quokka")
     services.refine(owner=user, fact=fact, content="Has a pet quokka called Bartholomew")
-    services.pin_fact(owner=user, fact=fact, salience=0.9)
+    layers.pin_fact(owner=user, fact=fact, salience=0.9)
     kept = services.propose_fact(owner=user, content="Drinks oat milk", status="accepted").fact
 
-    services.forget(owner=user, fact=fact)
+    forget_services.forget(owner=user, fact=fact)
 
     for marker in ("Bartholomew", "quokka"):
         assert tables_containing(marker) == []
@@ -66,7 +67,7 @@ def test_forgotten_fact_does_not_come_back_from_the_same_source(user):
     fact = services.propose_fact(
         owner=user, content="Owes Rick 300 dollars", source_label="wearable:1", status="accepted"
     ).fact
-    services.forget(owner=user, fact=fact)
+    forget_services.forget(owner=user, fact=fact)
     again = services.propose_fact(owner=user, content="Owes Rick 300 dollars", source_label="wearable:1")
     assert again.outcome == "refused"
 
@@ -90,7 +91,7 @@ def test_forget_source_removes_everything_derived_from_one_transcript_day(user):
         fact=both,
         evidence=EvidenceInFactory(source_ref={"source_id": 2, "date": "2026-06-02"}, quote="my job"),
     )
-    services.upsert_episode(
+    layers.upsert_episode(
         owner=user,
         key="wearable:1:2026-06-01",
         summary="Talked about Reykjavik",
@@ -98,7 +99,7 @@ def test_forget_source_removes_everything_derived_from_one_transcript_day(user):
         source_ref=day,
     )
 
-    report = services.forget_source(owner=user, source_type="transcript", source_ref=day)
+    report = forget_services.forget_source(owner=user, source_type="transcript", source_ref=day)
 
     assert (report.facts, report.evidence, report.episodes) == (1, 2, 1)
     assert not Fact.objects.filter(pk=only_there.pk).exists()
@@ -128,11 +129,11 @@ def test_forget_entity_removes_every_fact_about_the_person_across_sources(user):
         owner=user, content="Lunch with Henrietta Quill on Friday", status="accepted", source_label="screen"
     )
     kept = services.propose_fact(owner=user, content="Lunch with Sam on Friday", status="accepted").fact
-    services.upsert_episode(
+    layers.upsert_episode(
         owner=user, key="day-1", summary="Lunch with Henrietta Quill and Sam", entities=["Henrietta Quill"]
     )
 
-    report = services.forget_entity(owner=user, entity=a.subject_entity)
+    report = forget_services.forget_entity(owner=user, entity=a.subject_entity)
 
     assert report.facts == 3 and report.entities == 1 and report.episodes == 1
     assert tables_containing("Henrietta") == [] and tables_containing("twins") == []
@@ -150,11 +151,11 @@ def test_forget_hooks_let_other_apps_drop_their_copies(user):
         calls.append(kw)
 
     fact = services.propose_fact(owner=user, content="Collects stamps", status="accepted").fact
-    ep = services.upsert_episode(owner=user, key="k", summary="stamps", source_type="chat", source_ref={"chat": 1})
+    ep = layers.upsert_episode(owner=user, key="k", summary="stamps", source_type="chat", source_ref={"chat": 1})
     register_forget_hook(hook)
     try:
-        services.forget(owner=user, fact=fact)
-        services.forget_source(owner=user, source_type="chat", source_ref={"chat": 1})
+        forget_services.forget(owner=user, fact=fact)
+        forget_services.forget_source(owner=user, source_type="chat", source_ref={"chat": 1})
     finally:
         unregister_forget_hook(hook)
     assert calls[0]["fact_ids"] == [fact.pk] and calls[0]["fact_public_ids"] == [str(fact.public_id)]
@@ -171,7 +172,7 @@ def test_a_failing_forget_hook_rolls_the_forget_back(user):
     register_forget_hook(broken)
     try:
         with pytest.raises(RuntimeError):
-            services.forget(owner=user, fact=fact)
+            forget_services.forget(owner=user, fact=fact)
     finally:
         unregister_forget_hook(broken)
     assert Fact.objects.filter(pk=fact.pk, content="Collects stamps").exists()

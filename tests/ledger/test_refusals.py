@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from ledger import queries, services
+from ledger.forget import services as forget_services
 from ledger.models import Fact, Refusal, RefusalHit
 from tests.factories import EvidenceInFactory
 
@@ -118,7 +119,7 @@ def test_refusals_are_per_owner(user, other_user):
 
 def test_forgotten_person_is_refused_from_every_source(user):
     fact = propose(user, "Maya is pregnant", subject="third_party", person="Maya Lopez").fact
-    services.forget_entity(owner=user, entity=fact.subject_entity)
+    forget_services.forget_entity(owner=user, entity=fact.subject_entity)
     for source in ("wearable:1", "chat", "screen"):
         assert (
             propose(user, "Maya got a new job", subject="third_party", person="maya lopez", source=source).outcome

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from accounts.exceptions import DomainError
 from ledger import chain, projection, services
+from ledger.forget import services as forget_services
 from ledger.models import Commit, Entity, Evidence, Fact
 from tests.factories import UserFactory
 
@@ -101,11 +102,11 @@ def run(owner, op) -> None:
     elif kind == "reassign" and (f := _pick(facts, op[1])):
         services.reassign_fact_subject(owner=owner, fact=f, subject="third_party", person=op[2])
     elif kind == "forget" and (f := _pick(facts, op[1])):
-        services.forget(owner=owner, fact=f)
+        forget_services.forget(owner=owner, fact=f)
     elif kind == "forget_source":
-        services.forget_source(owner=owner, source_type="transcript", source_ref={"day": op[1]})
+        forget_services.forget_source(owner=owner, source_type="transcript", source_ref={"day": op[1]})
     elif kind == "forget_entity" and (e := _pick(Entity.objects.filter(owner=owner), op[1])):
-        services.forget_entity(owner=owner, entity=e)
+        forget_services.forget_entity(owner=owner, entity=e)
 
 
 def _run_all(owner, sequence):

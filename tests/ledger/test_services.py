@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from accounts.exceptions import DomainError
-from ledger import policy, queries, services, tasks
+from ledger import layers, policy, queries, services, tasks
 from ledger.exceptions import InvalidMutation
+from ledger.forget import services as forget_services
 from ledger.models import Entity, Fact, PinnedFact
 from tests.factories import EvidenceInFactory, FactFactory
 
@@ -174,27 +175,27 @@ def test_services_refuse_objects_of_another_owner(user, other_user):
     with pytest.raises(DomainError, match="not found"):
         services.decide(owner=user, fact=theirs, status="rejected")
     with pytest.raises(DomainError, match="not found"):
-        services.forget(owner=user, fact=theirs)
+        forget_services.forget(owner=user, fact=theirs)
 
 
 def test_memory_layers(user):
-    services.set_identity_override(owner=user, key="name", value="Dana")
-    services.set_identity_override(owner=user, key="name", value="Dana W.")
+    layers.set_identity_override(owner=user, key="name", value="Dana")
+    layers.set_identity_override(owner=user, key="name", value="Dana W.")
     assert user.ledger_identityoverride_set.get().value == "Dana W."
     with pytest.raises(DomainError):
-        services.set_identity_override(owner=user, key="", value="x")
+        layers.set_identity_override(owner=user, key="", value="x")
     fact = FactFactory(owner=user, content="Allergic to shellfish")
-    pinned = services.pin_fact(owner=user, fact=fact, salience=0.7, source_count=2)
-    services.record_usage(owner=user, pinned_ids=[pinned.public_id])
+    pinned = layers.pin_fact(owner=user, fact=fact, salience=0.7, source_count=2)
+    layers.record_usage(owner=user, pinned_ids=[pinned.public_id])
     pinned.refresh_from_db()
     assert pinned.use_count == 1 and pinned.last_used_at is not None
-    ep = services.upsert_episode(
+    ep = layers.upsert_episode(
         owner=user, key="day:1", summary="Planned the offsite", topics=["offsite"], decisions=["Lisbon"]
     )
-    again = services.upsert_episode(owner=user, key="day:1", summary="Planned the offsite in Lisbon")
+    again = layers.upsert_episode(owner=user, key="day:1", summary="Planned the offsite in Lisbon")
     assert ep.pk == again.pk and again.summary.endswith("Lisbon")
     assert list(queries.episodes_for_use(owner=user)) == [again]
-    services.update_episode(owner=user, episode=again, status="rejected")
+    layers.update_episode(owner=user, episode=again, status="rejected")
     assert list(queries.episodes_for_use(owner=user)) == []
     assert PinnedFact.objects.filter(owner=user).count() == 1
 

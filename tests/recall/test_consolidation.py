@@ -8,7 +8,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from ledger import services as ledger_services
+from ledger import layers
 from ledger.models import Episode, PinnedFact
 from ledger.recall import consolidation, services, tasks
 from ledger.recall.consolidation import decay_factor
@@ -26,7 +26,7 @@ def age(model, pk, days):
 
 
 def test_decay_multiplies_salience_by_exp_of_elapsed_days(user):
-    pinned = ledger_services.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.8)
+    pinned = layers.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.8)
     age(PinnedFact, pinned.pk, 30)
     run = consolidation.consolidate(owner=user)
     pinned.refresh_from_db()
@@ -78,9 +78,9 @@ def test_promote_pins_a_fact_that_recurs_in_three_recent_episodes(user):
 
 
 def test_evict_unpins_weak_idle_facts_only(user):
-    weak_idle = ledger_services.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.1)
-    weak_used = ledger_services.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.1)
-    strong = ledger_services.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.9)
+    weak_idle = layers.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.1)
+    weak_used = layers.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.1)
+    strong = layers.pin_fact(owner=user, fact=FactFactory(owner=user), salience=0.9)
     for p in (weak_idle, weak_used, strong):
         age(PinnedFact, p.pk, 40)
     PinnedFact.objects.filter(pk=weak_used.pk).update(last_used_at=timezone.now() - timedelta(days=2))
@@ -113,7 +113,7 @@ def test_retention_zero_keeps_everything(user):
 
 
 def test_consolidation_only_touches_its_owner(user, other_user):
-    theirs = ledger_services.pin_fact(owner=other_user, fact=FactFactory(owner=other_user), salience=0.1)
+    theirs = layers.pin_fact(owner=other_user, fact=FactFactory(owner=other_user), salience=0.1)
     age(PinnedFact, theirs.pk, 60)
     consolidation.consolidate(owner=user)
     assert PinnedFact.objects.filter(pk=theirs.pk, salience=0.1).exists()

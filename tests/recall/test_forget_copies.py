@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from ledger import layers
 from ledger import services as ledger_services
+from ledger.forget import services as forget_services
 from ledger.recall import services
 from ledger.recall.models import Embedding, Usage
 from ledger.recall.providers import providers_for
@@ -17,7 +19,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]
 def test_forget_removes_vectors_usage_and_cached_blocks(user, run_queued_usage):
     ledger_services.ensure_entity(owner=user, name="Ravi")
     fact = FactFactory(owner=user, content="Ravi keeps a boat called Seaglass", status="accepted")
-    pinned = ledger_services.pin_fact(owner=user, fact=fact)
+    pinned = layers.pin_fact(owner=user, fact=fact)
     for provider in providers_for("all"):
         services.embed_pending(owner=user, provider=provider)
     result = services.recall_context(owner=user, query="What is Ravi's boat called?")
@@ -26,7 +28,7 @@ def test_forget_removes_vectors_usage_and_cached_blocks(user, run_queued_usage):
     assert run_queued_usage() == 1
     assert Usage.objects.owned_by(user).exists()
 
-    ledger_services.forget(owner=user, fact=fact)
+    forget_services.forget(owner=user, fact=fact)
 
     assert not Embedding.objects.owned_by(user).filter(kind__in=["fact", "pinned"]).exists()
     assert not Usage.objects.owned_by(user).filter(ref_id__in=[fact.pk, pinned.pk]).exists()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger import services as ledger_services
+from ledger.forget import services as forget_services
 from ledger.recall import search, services
 from ledger.recall.models import Anchor
 from ledger.recall.when import date_windows, date_words, in_windows
@@ -135,7 +135,7 @@ def test_a_fact_distilled_from_a_turn_makes_the_turn_findable_by_its_meaning(use
     ranked = [r.ref_id for r in search.contextual_ranking(provider, user, question, expand=False)]
     assert ranked[0] == turns[0].pk
     # Forgetting the fact removes the link with it: the turn is no longer found by the fact's words.
-    ledger_services.forget(owner=user, fact=fact)
+    forget_services.forget(owner=user, fact=fact)
     assert not Anchor.objects.filter(owner=user).exists()
     search.forget_stats()
     ranked = [r.ref_id for r in search.contextual_ranking(provider, user, "volunteer shelter", expand=False)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from ledger import layers
 from ledger import services as ledger_services
+from ledger.forget import services as forget_services
 from ledger.models import PinnedFact
 from ledger.recall import services
 from ledger.recall.models import Usage
@@ -16,13 +18,13 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]
 
 @pytest.fixture
 def memories(user):
-    ledger_services.set_identity_override(owner=user, key="name", value="Alice Example")
+    layers.set_identity_override(owner=user, key="name", value="Alice Example")
     ledger_services.ensure_entity(owner=user, name="Maya")
     accepted = FactFactory(owner=user, content="Maya is Alice's sister and lives in Lisbon", status="accepted")
     pending = FactFactory(owner=user, content="Maya is moving to Porto next spring", pending=True)
     rejected = FactFactory(owner=user, content="Maya works at the Lisbon aquarium", status="accepted")
     ledger_services.decide(owner=user, fact=rejected, status="rejected", reason="wrong")
-    pins = {f.content: ledger_services.pin_fact(owner=user, fact=f) for f in (accepted, pending, rejected)}
+    pins = {f.content: layers.pin_fact(owner=user, fact=f) for f in (accepted, pending, rejected)}
     return pins
 
 
@@ -77,7 +79,7 @@ def test_recall_budget_is_respected_and_validated(api, user):
         f = FactFactory(
             owner=user, content=f"Maya mentioned detail number {n} about her garden and the tomatoes", status="accepted"
         )
-        ledger_services.pin_fact(owner=user, fact=f)
+        layers.pin_fact(owner=user, fact=f)
     body = api.post("/memory/recall", {"query": "What about Maya's garden?", "budget_tokens": 100}).json()
     assert 0 < len(body["items"]) < 20
     assert body["tokens"] == count_tokens(body["block"]) <= 100
@@ -108,7 +110,7 @@ def test_recall_bumps_usage_of_surfaced_items_once_per_cache_window(api, user, m
 def test_queued_usage_skips_rows_forgotten_before_the_worker_ran(api, user, memories, run_queued_usage):
     api.post("/memory/recall", {"query": "Where does Maya live?"})
     pinned = PinnedFact.objects.get(fact__content="Maya is Alice's sister and lives in Lisbon")
-    ledger_services.forget(owner=user, fact=pinned.fact)
+    forget_services.forget(owner=user, fact=pinned.fact)
     assert run_queued_usage() == 1
     assert not Usage.objects.filter(owner=user, kind="pinned", ref_id=pinned.pk).exists()
 

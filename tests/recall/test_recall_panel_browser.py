@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ledger import layers
 from ledger import services as ledger_services
 from ledger.recall import search
 from tests.factories import FactFactory
@@ -14,11 +15,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 @pytest.fixture
 def memories(user):
     search.forget_stats()
-    ledger_services.set_identity_override(owner=user, key="name", value="Alice Example")
+    layers.set_identity_override(owner=user, key="name", value="Alice Example")
     ledger_services.ensure_entity(owner=user, name="Maya")
     fact = FactFactory(owner=user, content="Maya lives in Lisbon, her number is +351 912 345 678", status="accepted")
-    ledger_services.pin_fact(owner=user, fact=fact)
-    ledger_services.pin_fact(owner=user, fact=FactFactory(owner=user, content="Maya is vegetarian", pending=True))
+    layers.pin_fact(owner=user, fact=fact)
+    layers.pin_fact(owner=user, fact=FactFactory(owner=user, content="Maya is vegetarian", pending=True))
     yield
     search.forget_stats()
 

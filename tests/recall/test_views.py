@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from ledger import layers
 from ledger import services as ledger_services
 from ledger.recall.models import ConsolidationRun
 from tests.factories import FactFactory
@@ -18,7 +19,7 @@ def maya(user):
     fact = FactFactory(
         owner=user, content="Maya's email is maya@example.org and she lives in Lisbon", status="accepted"
     )
-    return ledger_services.pin_fact(owner=user, fact=fact)
+    return layers.pin_fact(owner=user, fact=fact)
 
 
 def test_pages_require_login(client):

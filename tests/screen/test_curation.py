@@ -195,7 +195,7 @@ def test_conversation_roles_keep_app_and_assistant_text_from_being_beliefs(user)
 @pytest.mark.django_db
 def test_forgetting_a_curated_memory_removes_it_from_the_curation_result(user):
     from distill.policies import update_policy
-    from ledger import services as ledger
+    from ledger.forget import services as forget_services
     from ledger.models import Fact
 
     update_policy(owner=user, source_key="screen", mode="review")
@@ -204,7 +204,7 @@ def test_forgetting_a_curated_memory_removes_it_from_the_curation_result(user):
     result = curation.curate_event(event_id=event.pk)
     facts = list(Fact.objects.filter(owner=user, source_label="screen"))
     assert facts and len(result.curation.result["facts"]) == len(facts)
-    ledger.forget(owner=user, fact=facts[0])
+    forget_services.forget(owner=user, fact=facts[0])
     result.curation.refresh_from_db()
     assert str(facts[0].public_id) not in result.curation.result["facts"]
     assert result.curation.result["forgotten"] == 1

@@ -7,7 +7,8 @@ import uuid
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from ledger import chain, queries, services
+from ledger import chain, queries
+from ledger.forget import services as forget_services
 from ledger.models import ChainHead, Entity
 
 
@@ -47,9 +48,9 @@ class Command(BaseCommand):
             if answer.strip() != "forget":
                 raise CommandError("Nothing forgotten")
         if entity is not None:
-            report = services.forget_entity(owner=owner, entity=entity)
+            report = forget_services.forget_entity(owner=owner, entity=entity)
         else:
-            report = services.forget_person_names(owner=owner, names=[person])
+            report = forget_services.forget_person_names(owner=owner, names=[person])
         copies = ", ".join(f"{k}: {v}" for k, v in sorted(report.copies.items())) or "no stored copies"
         self.stdout.write(
             f"forgot {'entity' if entity else 'name'}: {report.facts} facts, {report.episodes} episodes, {copies}; "
