@@ -73,11 +73,8 @@ def forget_handler(event) -> dict[str, int]:
 
 def register() -> None:
     from chats.recall_provider import ChatTurnProvider
+    from ledger.forget.hooks import register_forget_handler
     from ledger.recall.providers import register_provider
 
     register_provider("transcript", ChatTurnProvider())
-    try:
-        from ledger.forget.hooks import register_forget_handler
-    except ImportError:  # an older ledger without forget handlers
-        return
     register_forget_handler(forget_handler)

@@ -158,23 +158,13 @@ def _lessons(user, a: dict) -> dict:
     return {"items": [chat_queries.lesson_out(x) for x in rows]}
 
 
-def events_provider():
-    """Extension point: ``screen.queries.events_timeline(owner, day)`` once screen offers it (else None)."""
-    try:
-        from screen.queries import events_timeline
-    except ImportError:
-        return None
-    return events_timeline
-
-
 def _events_timeline(user, a: dict) -> dict:
-    fn = events_provider()
-    if fn is None:
-        raise ToolInputError("screen events are not available on this server")
+    from screen.queries import events_timeline
+
     limit = a.get("limit", 100)
     if not isinstance(limit, int) or not 1 <= limit <= 500:
         raise ToolInputError("limit must be an integer from 1 to 500")
-    return fn(user, _day(a.get("date")), event_type=a.get("event_type") or "", limit=limit)
+    return events_timeline(user, _day(a.get("date")), event_type=a.get("event_type") or "", limit=limit)
 
 
 TOOL_BODIES = {
@@ -276,16 +266,14 @@ async def lessons(query: str = "", limit: Annotated[int, Field(ge=1, le=50)] = 1
     return await _run("lessons", {"query": query, "limit": limit})
 
 
-if events_provider() is not None:  # the screen app offers screen.queries.events_timeline
-
-    @server.tool(description="Screen activity on one day: events (apps, documents, outcomes) with local times, "
-                 "evidence excerpts and the day's rollup.")  # fmt: skip
-    async def events_timeline(
-        date: Annotated[str, Field(description="YYYY-MM-DD, the user's local date")],
-        event_type: str = "",
-        limit: Annotated[int, Field(ge=1, le=500)] = 100,
-    ) -> dict[str, Any]:
-        return await _run("events_timeline", {"date": date, "event_type": event_type, "limit": limit})
+@server.tool(description="Screen activity on one day: events (apps, documents, outcomes) with local times, "
+             "evidence excerpts and the day's rollup.")  # fmt: skip
+async def events_timeline(
+    date: Annotated[str, Field(description="YYYY-MM-DD, the user's local date")],
+    event_type: str = "",
+    limit: Annotated[int, Field(ge=1, le=500)] = 100,
+) -> dict[str, Any]:
+    return await _run("events_timeline", {"date": date, "event_type": event_type, "limit": limit})
 
 
 # --- Resources and prompts ----------------------------------------------------------------------------------

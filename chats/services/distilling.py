@@ -15,11 +15,13 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from chats.conversation import to_conversation
 from chats.episodes import Digest, digest
 from chats.models import ChatSession, ChatTurn
 from chats.services import lessons as lesson_services
 from chats.services.llm_digest import session_digest
 from distill.models import Mode
+from distill.services import distill, record_episode
 from ledger import llm as ledger_llm
 
 logger = logging.getLogger(__name__)
@@ -56,31 +58,17 @@ def _finish(session: ChatSession, status: str, outcome: str, *, due=None) -> str
 
 def _write_memories(owner, session: ChatSession, turns) -> int:
     """What the person says about themselves goes through distill/ like any talk; returns memories written."""
-    try:
-        from distill.services import distill
-    except ImportError:
-        return 0
-    from chats.conversation import to_conversation
-
     report = distill(
         owner=owner,
         conversations=[to_conversation(owner, session, turns)],
         scope_key=f"chat:{session.public_id}",
         source_key=session.source_key,
     )
-    for name in ("written", "admitted", "accepted"):
-        value = getattr(report, name, None)
-        if isinstance(value, int):
-            return value
-        if isinstance(value, list | tuple):
-            return len(value)
-    return 0
+    return sum(report.written.values())  # new memories by status (accepted, pending_review)
 
 
 def _write_episodes(owner, session: ChatSession, d: Digest, turns) -> tuple[str | None, dict[int, str]]:
     """The session's episode and one per moment, through distill (which follows the source's memory mode)."""
-    from distill.services import record_episode
-
     key = f"chat:{session.public_id}"
     started = session.started_at or (turns[0].occurred_at if turns else None)
     common = {"source_key": session.source_key, "source_type": "chat", "started_at": started,

@@ -67,3 +67,16 @@ def test_a_long_debounce_is_handed_to_the_scheduler_not_slept_in_a_worker(api, u
     once = Schedule.objects.get(func="chats.tasks.distill_when_idle")
     assert once.schedule_type == Schedule.ONCE and once.next_run == session.distill_due_at
     assert tasks.distill_when_idle(session.pk + 10_000) is None  # gone: returns quietly
+
+
+def test_writing_memories_returns_how_many_memories_distill_wrote(api, user):
+    from ledger.choices import Status
+    from ledger.models import Fact
+
+    said = "I am allergic to shellfish. My sister Priya lives in Lisbon and works as a pharmacist."
+    api.post("/memory/ingest", {"conversation_id": "c2", "turns": [{"user": said, "assistant": "Noted."}]})
+    session = ChatSession.objects.get(owner=user, external_id="c2")
+    written = distilling._write_memories(user, session, list(session.turns.order_by("index")))
+    new = Fact.objects.filter(owner=user, status__in=[Status.ACCEPTED, Status.PENDING_REVIEW]).count()
+    assert new > 0
+    assert written == new

@@ -92,12 +92,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo login: {DEMO_USERNAME} (password unchanged)")
         handles = []
         for app in DEMO_APPS:
-            try:
-                module = importlib.import_module(f"{app}.demo")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{app}.demo":
-                    raise
-                continue
+            module = importlib.import_module(f"{app}.demo")
             handles.extend(module.start(user=user, first_run=created, stdout=self.stdout) or [])
         return handles
 
