@@ -7,13 +7,19 @@ class ChatsConfig(AppConfig):
     verbose_name = "Chats and coding agents"
 
     def ready(self) -> None:
-        from accounts import portability
-        from chats import hooks
+        from accounts import export_registry
+        from chats.forgetting import forget_handler
+        from chats.recall_provider import ChatTurnProvider
+        from ledger.forget.hooks import register_forget_handler
+        from ledger.recall.providers import register_provider
 
-        hooks.register()
+        # Chat turns are searchable by recall (the "transcript" scope) and scrubbed when a person is forgotten;
+        # ledger never imports chats.
+        register_provider("transcript", ChatTurnProvider())
+        register_forget_handler(forget_handler)
         # Export/restore (manage.py export|import): conversations with their turns (pending signals = turns not
         # yet distilled), import records and the lesson rows that are not ledger facts. Parents before children.
-        portability.register(
+        export_registry.register(
             "chats",
             [
                 "chats.ChatSession",

@@ -2,7 +2,7 @@
 
 The zip holds ``manifest.json`` (format, user, counts, chain head, projection digest), ``commits.jsonl`` (the
 owner's ledger commits exactly as stored, so every commit id verifies) and ``rows/<app.Model>.jsonl`` for each
-model registered in ``accounts.portability`` (transcripts, settings, chats, events…). A restore writes
+model registered in ``accounts.export_registry`` (transcripts, settings, chats, events…). A restore writes
 everything in one transaction, then replays the chain into the ledger tables and checks that the chain verifies
 and that the projection equals the exported one; any failure rolls the whole restore back.
 """
@@ -21,7 +21,7 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connection, transaction
 
-from accounts import portability
+from accounts import export_registry
 from accounts.encryption import refill_search_vectors
 from accounts.exceptions import DomainError
 from ledger import chain
@@ -30,9 +30,9 @@ from ledger.models import ChainHead, Commit, CommitRef, Fact, PinnedFact
 
 FORMAT = "almanac-export/1"
 
-portability.register("accounts", ["accounts.UserSettings"])
-portability.register("ledger", ["ledger.IdentityOverride", "ledger.Episode"])  # episodes: not in the chain
-portability.register(
+export_registry.register("accounts", ["accounts.UserSettings"])
+export_registry.register("ledger", ["ledger.IdentityOverride", "ledger.Episode"])  # episodes: not in the chain
+export_registry.register(
     "wearables",
     [
         "wearables.WearablesSettings",
@@ -64,7 +64,7 @@ class ImportReport:
 
 
 def _models():
-    for entry in portability.registered():
+    for entry in export_registry.registered():
         for label in entry.models:
             try:
                 yield label, apps.get_model(label), entry.exclude.get(label, ())

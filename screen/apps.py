@@ -15,9 +15,9 @@ class ScreenConfig(AppConfig):
         register_forget_hook(forget_memories)
         # Export/restore (manage.py export|import): source settings, cursor and preferences, signals, frames,
         # events with their assertions, evidence, revisions and curations, and the notes. Parents before children.
-        from accounts import portability
+        from accounts import export_registry
 
-        portability.register(
+        export_registry.register(
             "screen",
             [
                 "screen.ScreenSource",

@@ -79,7 +79,7 @@ def store_session(
     """Upsert one conversation (``mode``: see the module doc). New turns are pending signals unless ``pending``
     is False; ``due_at`` (when new turns arrived) marks the session queued for distillation at that time, in the
     same UPDATE."""
-    from chats.hooks import scrub
+    from chats.forgetting import scrub
 
     for t in data.turns:
         t.text = redact(t.text)

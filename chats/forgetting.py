@@ -1,4 +1,4 @@
-"""Hooks chats registers with the core at startup: a recall provider for chat turns and forget handlers.
+"""Forgetting in chats: the forget handler chats registers with the ledger at startup, and ingest-time scrubbing.
 
 A forgotten person stays forgotten: their turns are removed, their names redacted in everyone else's turns,
 session titles and lessons (``forget_handler``), and ``scrub`` does the same to conversations arriving later.
@@ -69,12 +69,3 @@ def forget_handler(event) -> dict[str, int]:
             delete_session(owner=event.owner, session=s)
         return {"chat_sessions_removed": len(sessions)}
     return {}
-
-
-def register() -> None:
-    from chats.recall_provider import ChatTurnProvider
-    from ledger.forget.hooks import register_forget_handler
-    from ledger.recall.providers import register_provider
-
-    register_provider("transcript", ChatTurnProvider())
-    register_forget_handler(forget_handler)
