@@ -1,11 +1,13 @@
-"""Schemas shared by every router: the one error body, and the owner's settings."""
+"""Schemas shared by every router: the one error body, the owner's settings, and schemas made from results."""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Annotated
 
 from ninja import Schema
-from pydantic import Field
+from pydantic import Field, create_model
 
 # Paging bounds shared by every list route: a deeper offset is refused (422), never passed to SQL.
 MAX_OFFSET = 10_000
@@ -30,3 +32,18 @@ class SettingsOut(Schema):
 class SettingsIn(Schema):
     display_name: str | None = None
     timezone: str | None = None
+
+
+def schema_from(result: type, name: str) -> type[Schema]:
+    """A ninja ``Schema`` called ``name`` with the fields of the dataclass ``result`` (same names, types, order
+    and defaults), so a query's result is declared once and the API answers with exactly its fields."""
+    hints = typing.get_type_hints(result)
+    fields: dict[str, typing.Any] = {}
+    for f in dataclasses.fields(result):
+        if f.default is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], Field(default_factory=f.default_factory))
+        else:
+            fields[f.name] = (hints[f.name], ...)
+    return create_model(name, __base__=Schema, __module__=result.__module__, **fields)

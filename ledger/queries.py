@@ -431,9 +431,10 @@ def pending_counts(*, owner) -> dict[str, int]:
 
 
 # --- Refusals as the person sees them -------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RefusalEvent:
-    """One refused re-extraction or re-proposal (hashes only; the refused text was never stored)."""
+    """One refused re-extraction or re-proposal (hashes only; the refused text was never stored). Also the
+    API's answer (``ledger.schemas.RefusalEventOut`` is made from it)."""
 
     at: datetime
     matched_on: str
@@ -441,7 +442,7 @@ class RefusalEvent:
     refusal_id: str
     refusal_kind: str
     decision_commit_id: str
-    fact_id: str | None
+    fact_id: str | None = None
     url: str  # the refusal on the Memory page (with its rejected fact, when that still exists)
 
 

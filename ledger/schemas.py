@@ -8,6 +8,9 @@ from typing import Any
 from ninja import Schema
 from pydantic import Field
 
+from accounts.schemas import schema_from
+from ledger.queries import RefusalEvent
+
 
 class FactOut(Schema):
     id: str
@@ -151,15 +154,7 @@ class RefusalListOut(Schema):
     items: list[RefusalOut]
 
 
-class RefusalEventOut(Schema):
-    at: datetime
-    matched_on: str
-    similarity: float
-    refusal_id: str
-    refusal_kind: str
-    decision_commit_id: str
-    fact_id: str | None = None
-    url: str
+RefusalEventOut = schema_from(RefusalEvent, "RefusalEventOut")
 
 
 class LiftIn(Schema):

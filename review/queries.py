@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
@@ -405,6 +405,8 @@ def refused_this_week_count(owner, now: datetime | None = None) -> int:
 
 @dataclass
 class Stats:
+    """The Review page's numbers. Also the API's answer (``review.schemas.StatsOut`` is made from it)."""
+
     queue_size: int
     waiting: int
     held_back: int
@@ -416,7 +418,7 @@ class Stats:
     decided_this_week_by_timeout: int
     refused_this_week: int
     new_today: int
-    by_band: dict = field(default_factory=dict)
+    by_band: dict[str, int]
 
 
 def stats(owner, *, plan: QueuePlan | None = None, now: datetime | None = None) -> Stats:

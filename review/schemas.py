@@ -5,6 +5,9 @@ from typing import Literal
 
 from ninja import Schema
 
+from accounts.schemas import schema_from
+from review.queries import Stats
+
 
 class ReviewEvidenceOut(Schema):
     quote: str
@@ -94,19 +97,7 @@ class BulkOut(Schema):
     decided: int
 
 
-class StatsOut(Schema):
-    queue_size: int
-    waiting: int
-    held_back: int
-    snoozed: int
-    budget: int
-    budget_used: int
-    decided_today_by_person: int
-    decided_today_by_timeout: int
-    decided_this_week_by_timeout: int
-    refused_this_week: int
-    new_today: int
-    by_band: dict[str, int]
+StatsOut = schema_from(Stats, "StatsOut")
 
 
 class ReviewDecisionIn(Schema):
