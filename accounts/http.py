@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django_htmx.middleware import HtmxDetails
 
 
@@ -10,6 +11,11 @@ class HtmxHttpRequest(HttpRequest):
     """An ``HttpRequest`` as seen behind ``django_htmx``'s middleware (``request.htmx``)."""
 
     htmx: HtmxDetails
+
+
+def render_page(request: HtmxHttpRequest, page: str, partial: str, context: dict) -> HttpResponse:
+    """``partial`` for an HTMX request, else ``page`` (the full page that includes it): one view, two answers."""
+    return render(request, partial if request.htmx else page, context)
 
 
 def local_url(url: object) -> str:

@@ -6,12 +6,9 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import connection
-from django.db.models import Q
-
 from chats.models import ChatSession, ChatTurn
 from ledger.recall.planner import RecallItem
-from ledger.recall.providers import RecallProvider
+from ledger.recall.providers import RecallProvider, adjacent_rows, span_rows
 
 
 class ChatTurnProvider(RecallProvider):
@@ -49,18 +46,12 @@ class ChatTurnProvider(RecallProvider):
     def neighbours(self, owner, ref_ids: list[int]) -> dict[int, list[int]]:
         """The turns right before and after each given turn, within the same session (session context)."""
         table = ChatTurn._meta.db_table
-        hidden = [ChatTurn.Role.TOOL, ChatTurn.Role.SYSTEM]
-        with connection.cursor() as cur:
-            cur.execute(
-                f"SELECT a.id, b.id FROM {table} a JOIN {table} b ON b.session_id = a.session_id "
-                "AND b.index IN (a.index - 1, a.index + 1) AND b.owner_id = a.owner_id "
-                "WHERE a.owner_id = %s AND a.id = ANY(%s) AND NOT (b.role = ANY(%s))",
-                [owner.pk, list(ref_ids), hidden],
-            )
-            out: dict[int, list[int]] = {}
-            for a, b in cur.fetchall():
-                out.setdefault(a, []).append(b)
-        return out
+        return adjacent_rows(
+            f"SELECT a.id, b.id FROM {table} a JOIN {table} b ON b.session_id = a.session_id "
+            "AND b.index IN (a.index - 1, a.index + 1) AND b.owner_id = a.owner_id "
+            "WHERE a.owner_id = %s AND a.id = ANY(%s) AND NOT (b.role = ANY(%s))",
+            [owner.pk, list(ref_ids), [ChatTurn.Role.TOOL, ChatTurn.Role.SYSTEM]],
+        )
 
     # Fact-augmented keys: memories distilled from a chat carry {"session": public id, "turn": index}.
     evidence_types = ("chat",)
@@ -80,21 +71,7 @@ class ChatTurnProvider(RecallProvider):
                 spans.append(None)
                 continue
             spans.append((session, first, last) if last - first <= 50 else None)  # a summary, not a turn
-        wanted: dict[str, set[int]] = {}
-        for span in spans:
-            if span is not None:
-                wanted.setdefault(span[0], set()).update(range(span[1], span[2] + 1))
-        pks: dict[tuple[str, int], int] = {}
-        if wanted:
-            q = Q()
-            for session, indexes in wanted.items():
-                q |= Q(session__public_id=session, index__in=sorted(indexes))
-            for pk, session, index in self.queryset(owner).filter(q).values_list("pk", "session__public_id", "index"):
-                pks[(str(session), index)] = pk
-        return [
-            [] if span is None else [pks[(span[0], i)] for i in range(span[1], span[2] + 1) if (span[0], i) in pks]
-            for span in spans
-        ]
+        return span_rows(self.queryset(owner), spans, key_field="session__public_id")
 
     def prune(self, owner, before: datetime) -> int:
         deleted, by_model = ChatSession.objects.owned_by(owner).filter(last_turn_at__lt=before).delete()

@@ -13,6 +13,7 @@ claims by (source_key, day_key, claim_hash) and only re-scores them (promote / d
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -149,24 +150,21 @@ def distill(
         )
     )
     report.warnings, report.extractor = out.warnings, out.extractor
-    with transaction.atomic():
-        writing.lock_scope(owner, scope_key)
-        ctx = writing.WriteContext(
-            owner=owner,
-            source_key=source_key,
-            scope_key=scope_key,
-            day_key=day_key,
-            origin=Claim.Origin.EXTRACTED,
-            tags=display_tags(source_key, f"day:{day_key}" if day_key else ""),
-            evidence_for=_evidence_builder(
-                tmap, source_key=source_key, source_type=source_type, extractor=out.extractor, warnings=out.warnings
-            ),
-            # Re-read under the lock: a pass that ran meanwhile has keyed its claims.
-            existing=writing.source_day_facts(owner, source_key, day_key),
-            same_day=writing.other_sources_day_facts(owner, source_key, day_key),
-        )
-        queue.plan_pass(owner, ctx, out.scored, policy=policy, names=[owner_name(owner)])
-        writing.write(ctx, out.scored, report)
+    _write_pass(
+        owner,
+        out.scored,
+        report,
+        policy=policy,
+        source_key=source_key,
+        scope_key=scope_key,
+        day_key=day_key,
+        origin=Claim.Origin.EXTRACTED,
+        tags=display_tags(source_key, f"day:{day_key}" if day_key else ""),
+        evidence_for=_evidence_builder(
+            tmap, source_key=source_key, source_type=source_type, extractor=out.extractor, warnings=out.warnings
+        ),
+        with_same_day=True,
+    )
     log.info("distill pass %s: %s", scope_key, report)
     return report
 
@@ -243,21 +241,53 @@ def import_native(
         )
 
     family, _, rest = source_key.partition(":")
+    _write_pass(
+        owner,
+        scored_items,
+        report,
+        policy=policy,
+        source_key=source_key,
+        scope_key=scope_key,
+        day_key="",
+        origin=Claim.Origin.NATIVE,
+        tags=display_tags(source_key, f"native:{rest}" if rest else "native"),
+        evidence_for=evidence_for,
+    )
+    return report
+
+
+def _write_pass(
+    owner,
+    scored_items: list[trust.Scored],
+    report: PassReport,
+    *,
+    policy: trust.Policy,
+    source_key: str,
+    scope_key: str,
+    day_key: str,
+    origin: str,
+    tags: list[str],
+    evidence_for: Callable[[trust.Scored], EvidenceIn],
+    with_same_day: bool = False,
+) -> None:
+    """Plan and write a pass's scored claims under the scope's lock (``writing.lock_scope``). This source's
+    memories of the day (and, ``with_same_day``, other sources') are read under the lock: a pass that ran
+    meanwhile has keyed its claims."""
     with transaction.atomic():
         writing.lock_scope(owner, scope_key)
         ctx = writing.WriteContext(
             owner=owner,
             source_key=source_key,
             scope_key=scope_key,
-            day_key="",
-            origin=Claim.Origin.NATIVE,
-            tags=display_tags(source_key, f"native:{rest}" if rest else "native"),
+            day_key=day_key,
+            origin=origin,
+            tags=tags,
             evidence_for=evidence_for,
-            existing=writing.source_day_facts(owner, source_key, ""),
+            existing=writing.source_day_facts(owner, source_key, day_key),
+            same_day=writing.other_sources_day_facts(owner, source_key, day_key) if with_same_day else {},
         )
         queue.plan_pass(owner, ctx, scored_items, policy=policy, names=[owner_name(owner)])
         writing.write(ctx, scored_items, report)
-    return report
 
 
 @dataclass

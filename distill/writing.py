@@ -194,19 +194,20 @@ def merge_into(ctx: WriteContext, scored: trust.Scored, report: PassReport) -> N
     gate_dropped = fact.status == Status.DROPPED and (fact.status_reason or "").startswith((*RESCUABLE, BUDGET_REASON))
     queued = False
     if scored.decision == trust.ACCEPTED and (fact.status == Status.PENDING_REVIEW or gate_dropped):
-        _redecide(ctx, fact, scored, Status.ACCEPTED, PROMOTED)
+        _redecide(ctx.owner, fact, scored, Status.ACCEPTED, PROMOTED)
         report.promoted += 1
     elif scored.decision == trust.PENDING and gate_dropped:
         # Said again with new evidence, and it won a place in today's budget: back into review.
-        _redecide(ctx, fact, scored, Status.PENDING_REVIEW, REPROPOSED)
+        _redecide(ctx.owner, fact, scored, Status.PENDING_REVIEW, REPROPOSED)
         queued = True
     ctx.existing[cand.content_hash] = fact
     record_claim(ctx, cand.content_hash, fact, queued=queued)
 
 
-def _redecide(ctx: WriteContext, fact, scored: trust.Scored, status: str, reason: str) -> None:
+def _redecide(owner, fact, scored: trust.Scored, status: str, reason: str) -> None:
+    """A system decision on a stored memory, with this pass's score as its veracity."""
     ledger.decide(
-        owner=ctx.owner,
+        owner=owner,
         fact=fact,
         status=status,
         reason=reason,
@@ -316,15 +317,7 @@ def rescore(owner, fact: Fact, scored: trust.Scored, report: PassReport) -> None
     gate dropped for its score or the cap comes back when it now clears the review band."""
     if fact.status == Status.DROPPED and (fact.status_reason or "").startswith(RESCUABLE):
         if scored.decision in (trust.ACCEPTED, trust.PENDING):
-            ledger.decide(
-                owner=owner,
-                fact=fact,
-                status=scored.decision,
-                reason=PROMOTED,
-                veracity=min(scored.score, 1.0),
-                author="system",
-                author_label=AUTHOR_LABEL,
-            )
+            _redecide(owner, fact, scored, scored.decision, PROMOTED)
             report.promoted += 1
         return
     if fact.status != Status.PENDING_REVIEW:
@@ -335,13 +328,5 @@ def rescore(owner, fact: Fact, scored: trust.Scored, report: PassReport) -> None
         )
         report.demoted += 1
     elif scored.scored_decision == trust.ACCEPTED and scored.reason == "score above auto-approve":
-        ledger.decide(
-            owner=owner,
-            fact=fact,
-            status=Status.ACCEPTED,
-            reason=PROMOTED,
-            veracity=min(scored.score, 1.0),
-            author="system",
-            author_label=AUTHOR_LABEL,
-        )
+        _redecide(owner, fact, scored, Status.ACCEPTED, PROMOTED)
         report.promoted += 1

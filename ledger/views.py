@@ -14,7 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.exceptions import DomainError
-from accounts.http import HtmxHttpRequest
+from accounts.http import HtmxHttpRequest, render_page
 from accounts.owned import get_owned_or_404
 from ledger import layers, policy, queries, services
 from ledger.forget import services as forget_services
@@ -131,10 +131,7 @@ def _detail_context(request, fact: Fact, **extra) -> dict:
 @vary_on_headers("HX-Request")
 def fact_detail(request: HtmxHttpRequest, fact_id):
     fact = get_owned_or_404(Fact.objects.select_related("subject_entity"), request.user, public_id=fact_id)
-    ctx = _detail_context(request, fact)
-    if request.htmx:
-        return render(request, "ledger/partials/_fact_detail.html", ctx)
-    return render(request, "ledger/fact.html", ctx)
+    return render_page(request, "ledger/fact.html", "ledger/partials/_fact_detail.html", _detail_context(request, fact))
 
 
 @require_POST
@@ -219,10 +216,7 @@ def _refusal_context(request, **extra) -> dict:
 @require_GET
 @login_required
 def refusals(request: HtmxHttpRequest):
-    ctx = _refusal_context(request)
-    if request.htmx:
-        return render(request, "ledger/partials/_refusal_list.html", ctx)
-    return render(request, "ledger/refusals.html", ctx)
+    return render_page(request, "ledger/refusals.html", "ledger/partials/_refusal_list.html", _refusal_context(request))
 
 
 @require_POST
@@ -254,10 +248,7 @@ def _people_context(request, **extra) -> dict:
 @require_GET
 @login_required
 def people(request: HtmxHttpRequest):
-    ctx = _people_context(request)
-    if request.htmx:
-        return render(request, "ledger/partials/_people_list.html", ctx)
-    return render(request, "ledger/people.html", ctx)
+    return render_page(request, "ledger/people.html", "ledger/partials/_people_list.html", _people_context(request))
 
 
 @require_POST
@@ -270,6 +261,4 @@ def person_forget(request: HtmxHttpRequest, entity_id):
         return render(request, "ledger/partials/_people_list.html", ctx, status=422)
     report = forget_services.forget_entity(owner=request.user, entity=entity)
     ctx = _people_context(request, forgotten=report)
-    if request.htmx:
-        return render(request, "ledger/partials/_people_list.html", ctx)
-    return render(request, "ledger/people.html", ctx)
+    return render_page(request, "ledger/people.html", "ledger/partials/_people_list.html", ctx)

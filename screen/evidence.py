@@ -56,6 +56,25 @@ def _log(owner, kind, params, budget, returned, event=None, frames=0) -> None:
     )
 
 
+def _clipped(
+    client: ScreenPipeClient, content_type: str, start: datetime, end: datetime, *, max_items: int, max_chars: int
+) -> list[tuple[Item, str]]:
+    """Items of ``content_type`` in [start, end], oldest first, each with its text cut to what is left of
+    ``max_chars``; none once those are spent."""
+    items = sorted(
+        client.iter_search(content_type=content_type, start=start, end=end, max_items=max_items),
+        key=lambda i: i.sort_key,
+    )
+    out, used = [], 0
+    for item in items:
+        if used >= max_chars:
+            break
+        text = item.text[: max_chars - used]
+        used += len(text)
+        out.append((item, text))
+    return out
+
+
 def ocr_between(
     *,
     owner,
@@ -67,16 +86,8 @@ def ocr_between(
     event=None,
 ) -> list[FrameRef]:
     """OCR of frames in [start, end], oldest first, at most ``max_items`` frames and ``max_chars`` characters."""
-    items = sorted(
-        client.iter_search(content_type="ocr", start=start, end=end, max_items=max_items), key=lambda i: i.sort_key
-    )
-    out, used = [], 0
-    for item in items:
-        if used >= max_chars:
-            break
-        ref = _ref(item, max_chars - used)
-        used += len(ref.text)
-        out.append(ref)
+    clipped = _clipped(client, "ocr", start, end, max_items=max_items, max_chars=max_chars)
+    out = [FrameRef(i.id, i.at, i.app_name, i.window_name, text) for i, text in clipped]
     _log(
         owner,
         EvidenceRequest.Kind.OCR_BETWEEN,
@@ -173,16 +184,8 @@ def overlapping_audio(
     event=None,
 ) -> list[dict]:
     """Audio transcriptions overlapping [start, end], oldest first, within the item and character budget."""
-    items = sorted(
-        client.iter_search(content_type="audio", start=start, end=end, max_items=max_items), key=lambda i: i.sort_key
-    )
-    out, used = [], 0
-    for i in items:
-        if used >= max_chars:
-            break
-        text = i.text[: max_chars - used]
-        used += len(text)
-        out.append({"at": rfc3339(i.at), "speaker": i.speaker, "text": text})
+    clipped = _clipped(client, "audio", start, end, max_items=max_items, max_chars=max_chars)
+    out = [{"at": rfc3339(i.at), "speaker": i.speaker, "text": text} for i, text in clipped]
     _log(owner, EvidenceRequest.Kind.AUDIO, {"start": rfc3339(start), "end": rfc3339(end)}, max_items, len(out), event)
     return out
 

@@ -8,11 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import connection
-from django.db.models import Q
-
 from ledger.recall.planner import RecallItem
-from ledger.recall.providers import RecallProvider
+from ledger.recall.providers import RecallProvider, adjacent_rows, span_rows
 from wearables.models import DayTranscript, Utterance
 
 
@@ -67,20 +64,15 @@ class TranscriptProvider(RecallProvider):
     def neighbours(self, owner, ref_ids: list[int]) -> dict[int, list[int]]:
         """The turns right before and after each given turn, within the same conversation."""
         table = Utterance._meta.db_table
-        with connection.cursor() as cur:
-            cur.execute(
-                f"""
-                SELECT a.id, b.id FROM {table} a
-                JOIN {table} b ON b.transcript_id = a.transcript_id AND b.conversation_id = a.conversation_id
-                    AND b.index IN (a.index - 1, a.index + 1) AND b.owner_id = a.owner_id
-                WHERE a.owner_id = %s AND a.id = ANY(%s)
-                """,
-                [owner.pk, list(ref_ids)],
-            )
-            out: dict[int, list[int]] = {}
-            for a, b in cur.fetchall():
-                out.setdefault(a, []).append(b)
-        return out
+        return adjacent_rows(
+            f"""
+            SELECT a.id, b.id FROM {table} a
+            JOIN {table} b ON b.transcript_id = a.transcript_id AND b.conversation_id = a.conversation_id
+                AND b.index IN (a.index - 1, a.index + 1) AND b.owner_id = a.owner_id
+            WHERE a.owner_id = %s AND a.id = ANY(%s)
+            """,
+            [owner.pk, list(ref_ids)],
+        )
 
     # Fact-augmented keys: evidence of these types points into transcripts (see evidence_refs).
     evidence_types = ("transcript",)
@@ -88,7 +80,6 @@ class TranscriptProvider(RecallProvider):
     def evidence_refs(self, owner, source_refs: list[dict]) -> list[list[int]]:
         """The turns each evidence ``source_ref`` rests on: {"transcript_id", "utterances": [first, last]} (or
         "utterance": index); [] for a ref that names no turn of this owner."""
-        wanted: dict[int, set[int]] = {}
         spans: list[tuple[int, int, int] | None] = []
         for ref in source_refs:
             try:
@@ -103,22 +94,7 @@ class TranscriptProvider(RecallProvider):
                 spans.append(None)
                 continue
             spans.append((transcript, first, last))
-            wanted.setdefault(transcript, set()).update(range(first, last + 1))
-        pks: dict[tuple[int, int], int] = {}
-        if wanted:
-            q = Q()
-            for transcript, indexes in wanted.items():
-                q |= Q(transcript_id=transcript, index__in=sorted(indexes))
-            for pk, transcript, index in self.queryset(owner).filter(q).values_list("pk", "transcript_id", "index"):
-                pks[(transcript, index)] = pk
-        out = []
-        for span in spans:
-            if span is None:
-                out.append([])
-                continue
-            transcript, first, last = span
-            out.append([pks[(transcript, i)] for i in range(first, last + 1) if (transcript, i) in pks])
-        return out
+        return span_rows(self.queryset(owner), spans, key_field="transcript_id")
 
     def prune(self, owner, before: datetime) -> int:
         # A whole day transcript goes at once (its utterances and conversations cascade).

@@ -5,6 +5,7 @@ refusals, plus the forget hooks and handlers that remove copies (recall vectors,
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -87,29 +88,52 @@ def forget_source(*, owner, source_type: str, source_ref: dict, author: str = "u
             .filter(source_type=source_type, source_ref__contains=source_ref)
             .select_related("fact", "fact__subject_entity")
         )
-        by_fact: dict[int, list[Evidence]] = {}
-        for ev in evidence:
-            by_fact.setdefault(ev.fact_id, []).append(ev)
-        fact_ids, evidence_ids, refusals = [], [], []
-        for evs in by_fact.values():
-            fact = evs[0].fact
-            if fact.evidence.count() == len(evs):
-                fact_ids.append(str(fact.public_id))
-                refusals.append(_fact_refusal(fact))
-            else:
-                evidence_ids.extend(str(e.public_id) for e in evs)
-        report = ForgetReport(facts=len(fact_ids), evidence=len(evidence))
-        if fact_ids or evidence_ids:
-            m = {
-                "type": M.FORGET,
-                "scope": "source",
-                "scope_hash": hashing.digest({"source_type": source_type, "source_ref": source_ref}),
-                "fact_ids": sorted(fact_ids),
-                "evidence_ids": sorted(evidence_ids),
-                "refusals": refusals,
-            }
-            report.commit_id = commit(owner=owner, mutations=[m], author=author).commit_id
+        report = _commit_source_forget(
+            owner=owner,
+            scope_hash=hashing.digest({"source_type": source_type, "source_ref": source_ref}),
+            evidence=evidence,
+            only_source=lambda fact, mine: fact.evidence.count() == len(mine),
+            author=author,
+        )
         report.episodes = _forget_episodes(owner, source_type, source_ref)
+    return report
+
+
+def _commit_source_forget(
+    *,
+    owner,
+    scope_hash: str,
+    evidence: list[Evidence],
+    only_source: Callable[[Fact, list[Evidence]], bool],
+    own_facts: Iterable[Fact] = (),
+    author: str,
+) -> ForgetReport:
+    """One "source" forget commit over the facts of ``evidence`` and ``own_facts``: a fact that ``only_source``
+    says rests on this source alone goes whole, leaving a refusal; any other loses just this source's evidence.
+    No commit when there is nothing to forget."""
+    by_fact: dict[int, list[Evidence]] = {}
+    for ev in evidence:
+        by_fact.setdefault(ev.fact_id, []).append(ev)
+    fact_ids, evidence_ids, refusals = [], [], []
+    facts = {f.pk: f for f in own_facts} | {evs[0].fact.pk: evs[0].fact for evs in by_fact.values()}
+    for pk, fact in facts.items():
+        mine = by_fact.get(pk, [])
+        if only_source(fact, mine):
+            fact_ids.append(str(fact.public_id))
+            refusals.append(_fact_refusal(fact))
+        else:
+            evidence_ids.extend(str(e.public_id) for e in mine)
+    report = ForgetReport(facts=len(fact_ids), evidence=len(evidence))
+    if fact_ids or evidence_ids:
+        m = {
+            "type": M.FORGET,
+            "scope": "source",
+            "scope_hash": scope_hash,
+            "fact_ids": sorted(fact_ids),
+            "evidence_ids": sorted(evidence_ids),
+            "refusals": refusals,
+        }
+        report.commit_id = commit(owner=owner, mutations=[m], author=author).commit_id
     return report
 
 
@@ -281,30 +305,14 @@ def forget_source_label(*, owner, source_label: str, author: str = "user") -> Fo
         raise InvalidMutation("source_label must not be empty")
     evidence = list(Evidence.objects.owned_by(owner).filter(source_label=label).select_related("fact"))
     own = list(Fact.objects.owned_by(owner).filter(source_label=label).exclude(evidence__source_label__in=["", None]))
-    by_fact: dict[int, list[Evidence]] = {}
-    for ev in evidence:
-        by_fact.setdefault(ev.fact_id, []).append(ev)
-    fact_ids, evidence_ids, refusals = [], [], []
-    facts = {f.pk: f for f in own} | {evs[0].fact.pk: evs[0].fact for evs in by_fact.values()}
-    for pk, fact in facts.items():
-        mine = by_fact.get(pk, [])
-        others = fact.evidence.exclude(source_label=label).count()
-        if others == 0:
-            fact_ids.append(str(fact.public_id))
-            refusals.append(_fact_refusal(fact))
-        else:
-            evidence_ids.extend(str(e.public_id) for e in mine)
-    report = ForgetReport(facts=len(fact_ids), evidence=len(evidence))
-    if fact_ids or evidence_ids:
-        m = {
-            "type": M.FORGET,
-            "scope": "source",
-            "scope_hash": hashing.short_hash(label),
-            "fact_ids": sorted(fact_ids),
-            "evidence_ids": sorted(evidence_ids),
-            "refusals": refusals,
-        }
-        report.commit_id = commit(owner=owner, mutations=[m], author=author).commit_id
+    report = _commit_source_forget(
+        owner=owner,
+        scope_hash=hashing.short_hash(label),
+        evidence=evidence,
+        own_facts=own,
+        only_source=lambda fact, mine: fact.evidence.exclude(source_label=label).count() == 0,
+        author=author,
+    )
     report.episodes = _delete_episodes(
         owner, list(Episode.objects.owned_by(owner).filter(source_label=label).values_list("pk", flat=True))
     )

@@ -1,11 +1,5 @@
-"""The projection: facts, evidence, entities, versions and refusals derived from the commit log.
-
-One applier function per mutation type, written against a small ``State`` interface. Live commits apply them
-to ``DbState`` (rows loaded on demand, written at the end of the commit); ``manage.py ledger rebuild`` applies
-the same functions to ``MemoryState`` and reconciles the tables with the result. Same code, so live and
-rebuilt projections cannot drift. Appliers read only ids, enums, numbers, times and hashes outside the payload
-when deciding anything that survives a forget, so replaying a chain whose payloads were forgotten yields the
-same projection.
+"""The appliers (one function per mutation type) and ``MemoryState``, the in-memory ``State`` a rebuild runs them
+on. Why live and rebuilt projections cannot drift is told once, in the package docstring (``ledger.projection``).
 """
 
 from __future__ import annotations
@@ -206,18 +200,19 @@ def _save(state, fact: dict, ctx: Ctx) -> None:
     )
 
 
+def _need(row: dict | None, what: str, ident: str, ctx: Ctx) -> dict:
+    """A copy of ``row``; the commit fails when the mutation names a ``what`` that does not exist."""
+    if row is None:
+        _fail(ctx, f"{what} {ident} does not exist")
+    return dict(row)
+
+
 def _need_fact(state, fid: str, ctx: Ctx) -> dict:
-    fact = state.get_fact(fid)
-    if fact is None:
-        _fail(ctx, f"fact {fid} does not exist")
-    return dict(fact)
+    return _need(state.get_fact(fid), "fact", fid, ctx)
 
 
 def _need_entity(state, eid: str, ctx: Ctx) -> dict:
-    ent = state.get_entity(eid)
-    if ent is None:
-        _fail(ctx, f"entity {eid} does not exist")
-    return dict(ent)
+    return _need(state.get_entity(eid), "entity", eid, ctx)
 
 
 def _refusal(state, fact: dict, kind: str, ctx: Ctx, n: int = 0) -> None:
@@ -332,17 +327,13 @@ def apply_add_evidence(state, m: dict, ctx: Ctx) -> None:
 
 
 def apply_remove_evidence(state, m: dict, ctx: Ctx) -> None:
-    ev = state.get_evidence(m["evidence_id"])
-    if ev is None:
-        _fail(ctx, f"evidence {m['evidence_id']} does not exist")
+    ev = _need(state.get_evidence(m["evidence_id"]), "evidence", m["evidence_id"], ctx)
     state.delete_evidence(m["evidence_id"])
     _save(state, _need_fact(state, ev["fact_id"], ctx), ctx)
 
 
 def apply_tombstone_evidence(state, m: dict, ctx: Ctx) -> None:
-    ev = state.get_evidence(m["evidence_id"])
-    if ev is None:
-        _fail(ctx, f"evidence {m['evidence_id']} does not exist")
+    ev = _need(state.get_evidence(m["evidence_id"]), "evidence", m["evidence_id"], ctx)
     if ev["tombstoned_at"] is not None:
         _fail(ctx, f"evidence {m['evidence_id']} is already tombstoned")
     reason = (m.get("payload") or {}).get("reason") or ("source_deleted" if m.get("source_deleted") else "withdrawn")
@@ -502,14 +493,11 @@ def apply_forget(state, m: dict, ctx: Ctx) -> None:
     fact_ids = set(m.get("fact_ids") or [])
     touched: set[str] = set()
     for eid in m.get("evidence_ids") or []:
-        ev = state.get_evidence(eid)
-        if ev is None:
-            _fail(ctx, f"evidence {eid} does not exist")
+        ev = _need(state.get_evidence(eid), "evidence", eid, ctx)
         state.delete_evidence(eid)
         touched.add(ev["fact_id"])
     for fid in sorted(fact_ids):
-        if state.get_fact(fid) is None:
-            _fail(ctx, f"fact {fid} does not exist")
+        _need_fact(state, fid, ctx)
         state.delete_fact(fid)
     for eid in m.get("entity_ids") or []:
         _need_entity(state, eid, ctx)
@@ -541,9 +529,7 @@ def apply_forget(state, m: dict, ctx: Ctx) -> None:
 
 def apply_lift_refusal(state, m: dict, ctx: Ctx) -> None:
     """The person lifts a refusal explicitly: the claim may be proposed again (it then goes to review)."""
-    ref = state.get_refusal(m["refusal_id"])
-    if ref is None:
-        _fail(ctx, f"refusal {m['refusal_id']} does not exist")
+    ref = _need(state.get_refusal(m["refusal_id"]), "refusal", m["refusal_id"], ctx)
     if ref["lifted_at"] is not None:
         _fail(ctx, f"refusal {m['refusal_id']} is already lifted")
     state.put_refusal({**ref, "lifted_at": ctx.at})

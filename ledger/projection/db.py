@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db.models import Q
@@ -52,15 +53,18 @@ class DbState:
         self.deleted: dict[str, set[str]] = {"fact": set(), "evidence": set(), "entity": set()}
 
     # rows <-> dicts
+    def _read_rows(self, model, fields: tuple[str, ...], key: str, via: str):
+        """The owner's rows of ``model`` as ``values()``: the pk, ``fields`` but ``key``, and ``via`` (the public
+        id ``key`` holds, read through the foreign key)."""
+        return model.objects.filter(owner_id=self.owner_id).values("id", via, *[f for f in fields if f != key])
+
     def _fact_from_row(self, row: dict) -> dict:
-        d = {k: _norm(row[k]) for k in FACT_FIELDS if k != "subject_entity_id"}
-        d["subject_entity_id"] = _norm(row["subject_entity__public_id"])
+        d = _from_row(row, FACT_FIELDS, "subject_entity_id", "subject_entity__public_id")
         self.fact_pk[d["public_id"]] = row["id"]
         return d
 
     def _fact_qs(self):
-        fields = [f for f in FACT_FIELDS if f != "subject_entity_id"]
-        return self.lm.Fact.objects.filter(owner_id=self.owner_id).values("id", "subject_entity__public_id", *fields)
+        return self._read_rows(self.lm.Fact, FACT_FIELDS, "subject_entity_id", "subject_entity__public_id")
 
     def get_fact(self, fid):
         if fid not in self.facts:
@@ -92,14 +96,12 @@ class DbState:
         self.versions[fid] = None
 
     def _ev_from_row(self, row: dict) -> dict:
-        d = {k: _norm(row[k]) for k in EVIDENCE_FIELDS if k != "fact_id"}
-        d["fact_id"] = _norm(row["fact__public_id"])
+        d = _from_row(row, EVIDENCE_FIELDS, "fact_id", "fact__public_id")
         self.evidence_pk[d["public_id"]] = row["id"]
         return d
 
     def _ev_qs(self):
-        fields = [f for f in EVIDENCE_FIELDS if f != "fact_id"]
-        return self.lm.Evidence.objects.filter(owner_id=self.owner_id).values("id", "fact__public_id", *fields)
+        return self._read_rows(self.lm.Evidence, EVIDENCE_FIELDS, "fact_id", "fact__public_id")
 
     def evidence_ids_of(self, fid):
         if fid not in self.evidence_ids_by_fact:
@@ -251,16 +253,11 @@ class DbState:
                 self.get_entity(eid)
             return self.entity_pk[eid]
 
-        new_facts = []
-        for fid in sorted(self.dirty["fact"]):
-            d = self.facts[fid]
-            values = {k: d[k] for k in FACT_FIELDS if k != "subject_entity_id"}
-            values["subject_entity_id"] = entity_pk(d["subject_entity_id"])
-            if fid in self.fact_pk:
-                lm.Fact.objects.filter(pk=self.fact_pk[fid]).update(**values)
-            else:
-                new_facts.append(lm.Fact(owner_id=owner_id, **values))
-        for obj in lm.Fact.objects.bulk_create(new_facts):
+        facts = (
+            (fid, _to_row(self.facts[fid], FACT_FIELDS, "subject_entity_id", entity_pk))
+            for fid in sorted(self.dirty["fact"])
+        )
+        for obj in self._write_rows(lm.Fact, facts, self.fact_pk):
             self.fact_pk[str(obj.public_id)] = obj.pk
 
         def fact_pk(fid):
@@ -268,16 +265,11 @@ class DbState:
                 self.get_fact(fid)
             return self.fact_pk[fid]
 
-        new_ev = []
-        for eid in sorted(self.dirty["evidence"]):
-            d = self.evidence[eid]
-            values = {k: d[k] for k in EVIDENCE_FIELDS if k != "fact_id"}
-            values["fact_id"] = fact_pk(d["fact_id"])
-            if eid in self.evidence_pk:
-                lm.Evidence.objects.filter(pk=self.evidence_pk[eid]).update(**values)
-            else:
-                new_ev.append(lm.Evidence(owner_id=owner_id, **values))
-        lm.Evidence.objects.bulk_create(new_ev)
+        evidence = (
+            (eid, _to_row(self.evidence[eid], EVIDENCE_FIELDS, "fact_id", fact_pk))
+            for eid in sorted(self.dirty["evidence"])
+        )
+        self._write_rows(lm.Evidence, evidence, self.evidence_pk)
         new_versions = []
         for (fid, version), d in sorted(self.dirty_versions.items()):
             values = {k: d[k] for k in VERSION_FIELDS if k != "fact_id"}
@@ -286,14 +278,33 @@ class DbState:
             else:
                 new_versions.append(lm.FactVersion(owner_id=owner_id, fact_id=fact_pk(fid), **values))
         lm.FactVersion.objects.bulk_create(new_versions)
-        new_refusals = []
-        for rid in sorted(self.dirty["refusal"]):
-            d = self.refusals[rid]
-            if rid in self.refusal_pk:
-                lm.Refusal.objects.filter(pk=self.refusal_pk[rid]).update(**d)
+        refusals = ((rid, self.refusals[rid]) for rid in sorted(self.dirty["refusal"]))
+        self._write_rows(lm.Refusal, refusals, self.refusal_pk)
+
+    def _write_rows(self, model, rows: Iterable[tuple[object, dict]], pks: dict) -> list:
+        """Update each (key, values) row already stored (``pks``: key -> pk) and bulk-create the others, in
+        order; returns the created objects."""
+        new = []
+        for key, values in rows:
+            if key in pks:
+                model.objects.filter(pk=pks[key]).update(**values)
             else:
-                new_refusals.append(lm.Refusal(owner_id=owner_id, **d))
-        lm.Refusal.objects.bulk_create(new_refusals)
+                new.append(model(owner_id=self.owner_id, **values))
+        return model.objects.bulk_create(new)
+
+
+def _from_row(row: dict, fields: tuple[str, ...], key: str, via: str) -> dict:
+    """A projection dict from a ``DbState._read_rows`` row: ``key`` holds the public id read through ``via``."""
+    d = {k: _norm(row[k]) for k in fields if k != key}
+    d[key] = _norm(row[via])
+    return d
+
+
+def _to_row(row: dict, fields: tuple[str, ...], key: str, resolve: Callable[[str | None], int | None]) -> dict:
+    """``row``'s ``fields``, the public id in ``key`` resolved to a primary key."""
+    values = {k: row[k] for k in fields if k != key}
+    values[key] = resolve(row[key])
+    return values
 
 
 # --- Snapshots and rebuild ------------------------------------------------------------------------------

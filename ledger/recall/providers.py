@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db import connection
+from django.db.models import Q, QuerySet
 
 from ledger.recall.planner import RecallItem
 
@@ -51,6 +52,37 @@ class RecallProvider:
 
     def prune(self, owner, before: datetime) -> int:
         return 0
+
+
+# Helpers for providers of conversation turns (their optional ``neighbours`` and ``evidence_refs``).
+def adjacent_rows(sql: str, params: list) -> dict[int, list[int]]:
+    """Run ``sql``, which selects (row id, adjacent row id) pairs: the adjacent rows of each row id."""
+    out: dict[int, list[int]] = {}
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        for a, b in cur.fetchall():
+            out.setdefault(a, []).append(b)
+    return out
+
+
+def span_rows(rows: QuerySet, spans: list[tuple[object, int, int] | None], *, key_field: str) -> list[list[int]]:
+    """For each span of turns ``(key, first index, last index)``, the pks of the turns of ``rows`` whose
+    ``key_field`` is that key (compared as text), in index order, turns not found left out; [] for a None span."""
+    wanted: dict[object, set[int]] = {}
+    for span in spans:
+        if span is not None:
+            wanted.setdefault(span[0], set()).update(range(span[1], span[2] + 1))
+    pks: dict[tuple[str, int], int] = {}
+    if wanted:
+        q = Q()
+        for key, indexes in wanted.items():
+            q |= Q(**{key_field: key, "index__in": sorted(indexes)})
+        for pk, key, index in rows.filter(q).values_list("pk", key_field, "index"):
+            pks[(str(key), index)] = pk
+    return [
+        [] if span is None else [pks[k] for i in range(span[1], span[2] + 1) if (k := (str(span[0]), i)) in pks]
+        for span in spans
+    ]
 
 
 _REGISTRY: dict[str, list[RecallProvider]] = {}

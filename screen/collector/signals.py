@@ -173,20 +173,27 @@ class SignalDeriver:
         out = []
         last_at, last_frame = parse_ts(last["at"]), int(last["frame"])
         ctx = {"app_name": last.get("app", ""), "window_name": last.get("window", ""), "url": last.get("url", "")}
+        seconds = int((item.at - last_at).total_seconds())
+
+        def spanning(kind: str, data: dict, **context: str) -> SignalDraft:
+            """From the last frame to this one, in the last frame's context unless ``context`` names another."""
+            return SignalDraft(
+                kind,
+                item.at,
+                before_frame=last_frame,
+                before_at=last_at,
+                after_frame=item.id,
+                after_at=item.at,
+                data=data,
+                **(ctx | context),
+            )
+
+        def at_last(kind: str, data: dict | None = None) -> SignalDraft:
+            return SignalDraft(kind, last_at, before_frame=last_frame, before_at=last_at, data=data or {}, **ctx)
+
         if item.id < last_frame:
             self.restarts += 1
-            out.append(
-                SignalDraft(
-                    "source_restart",
-                    item.at,
-                    before_frame=last_frame,
-                    before_at=last_at,
-                    after_frame=item.id,
-                    after_at=item.at,
-                    data={"from_frame": last_frame},
-                    **ctx,
-                )
-            )
+            out.append(spanning("source_restart", {"from_frame": last_frame}))
             return out
         missing = item.id - last_frame - 1
         idle = item.at - last_at >= IDLE_AFTER
@@ -194,54 +201,13 @@ class SignalDeriver:
             self.missing += missing
         if missing >= GAP_MIN_MISSING or (missing > 0 and idle):
             self.gaps += 1
-            out.append(
-                SignalDraft(
-                    "context_disappeared",
-                    last_at,
-                    before_frame=last_frame,
-                    before_at=last_at,
-                    data={"reason": "gap"},
-                    **ctx,
-                )
-            )
-            out.append(
-                SignalDraft(
-                    "source_gap",
-                    item.at,
-                    before_frame=last_frame,
-                    before_at=last_at,
-                    after_frame=item.id,
-                    after_at=item.at,
-                    data={"missing": missing, "seconds": int((item.at - last_at).total_seconds())},
-                    **ctx,
-                )
-            )
+            out.append(at_last("context_disappeared", {"reason": "gap"}))
+            out.append(spanning("source_gap", {"missing": missing, "seconds": seconds}))
         elif idle:
-            out.append(
-                SignalDraft(
-                    "context_disappeared",
-                    last_at,
-                    before_frame=last_frame,
-                    before_at=last_at,
-                    data={"reason": "idle"},
-                    **ctx,
-                )
-            )
-            out.append(SignalDraft("idle", last_at, before_frame=last_frame, before_at=last_at, **ctx))
-            out.append(
-                SignalDraft(
-                    "resume",
-                    item.at,
-                    before_frame=last_frame,
-                    before_at=last_at,
-                    after_frame=item.id,
-                    after_at=item.at,
-                    app_name=item.app_name,
-                    window_name=item.window_name,
-                    url=item.url,
-                    data={"seconds": int((item.at - last_at).total_seconds())},
-                )
-            )
+            out.append(at_last("context_disappeared", {"reason": "idle"}))
+            out.append(at_last("idle"))
+            context = {"app_name": item.app_name, "window_name": item.window_name, "url": item.url}
+            out.append(spanning("resume", {"seconds": seconds}, **context))
         return out
 
     def _novel(self, norm: dict[str, str], at: datetime) -> list[str]:

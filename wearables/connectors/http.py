@@ -24,7 +24,7 @@ import certifi
 import httpx
 import tenacity
 
-from wearables.connectors.base import CheckResult, Connector, ProviderError
+from wearables.connectors.base import CheckResult, Connector, FetchResult, ProviderError
 
 logger = logging.getLogger("wearables.connectors")
 
@@ -329,6 +329,20 @@ class CursorGuard:
         self._seen.add(token)
         if page:
             self._pages.add(page)
+        return False
+
+    def stop_day(self, result: FetchResult, provider: str, cursor: str, items: list) -> bool:
+        """True when a day listing must stop before following ``cursor`` past the page of ``items``: a repeated
+        cursor or page (the fetch is then incomplete) or an empty page. Each says why in ``result.warnings``."""
+        if self.repeated(cursor, [item.get("id") for item in items if isinstance(item, dict)]):
+            result.warnings.append(
+                f"{provider} repeated a pagination cursor on page {result.pages}; stopped paging to avoid a loop"
+            )
+            result.complete = False
+            return True
+        if not items:
+            result.warnings.append(f"{provider} returned an empty page with a cursor on page {result.pages}; stopped")
+            return True
         return False
 
 

@@ -186,22 +186,31 @@ class OmiServer(ImitationServer):
             segments = segments[:max_segments]  # silently, like the real API
         return {
             "id": stable_id("conversation", conv.id),
-            "created_at": self.stamp(conv.ended_at + timedelta(seconds=3)),
-            "started_at": self.stamp(conv.started_at),
-            "finished_at": self.stamp(conv.ended_at),
+            **self.conversation_stamps(conv),
             "source": "omi",
-            "structured": {
-                "title": f"Conversation on {conv.date}",
-                "overview": f"{len(conv.utterances)} transcript segments.",
-                "emoji": "🧠",
-                "category": "other",
-                "action_items": [],
-                "events": [],
-            },
+            "structured": self.structured(conv),
             "transcript_segments": segments,
             "discarded": conv.id in self.discarded,
             "language": "en",
             "status": self.status_of(conv),
+        }
+
+    def conversation_stamps(self, conv: ImitatedConversation) -> dict:
+        return {
+            "created_at": self.stamp(conv.ended_at + timedelta(seconds=3)),
+            "started_at": self.stamp(conv.started_at),
+            "finished_at": self.stamp(conv.ended_at),
+        }
+
+    def structured(self, conv: ImitatedConversation) -> dict:
+        """The summary block Omi writes for a conversation (a fixed one here: no model runs)."""
+        return {
+            "title": f"Conversation on {conv.date}",
+            "overview": f"{len(conv.utterances)} transcript segments.",
+            "emoji": "🧠",
+            "category": "other",
+            "action_items": [],
+            "events": [],
         }
 
     def integration_memories(self, request: RecordedRequest) -> Reply:
@@ -268,17 +277,8 @@ class OmiServer(ImitationServer):
             )
         item = {
             "id": item_id,
-            "created_at": self.stamp(conv.ended_at + timedelta(seconds=3)),
-            "started_at": self.stamp(conv.started_at),
-            "finished_at": self.stamp(conv.ended_at),
-            "structured": {
-                "title": f"Conversation on {conv.date}",
-                "overview": f"{len(conv.utterances)} transcript segments.",
-                "emoji": "🧠",
-                "category": "other",
-                "action_items": [],
-                "events": [],
-            },
+            **self.conversation_stamps(conv),
+            "structured": self.structured(conv),
             "language": "en",
             "source": "omi",
             "geolocation": None,

@@ -139,14 +139,7 @@ class BeeConnector(HttpConnector):
             cursor = str(cursor) if cursor not in (None, "") else None
             if not cursor:
                 break
-            if guard.repeated(cursor, [item.get("id") for item in items if isinstance(item, dict)]):
-                result.warnings.append(
-                    f"Bee repeated a pagination cursor on page {result.pages}; stopped paging to avoid a loop"
-                )
-                result.complete = False
-                break
-            if not items:
-                result.warnings.append(f"Bee returned an empty page with a cursor on page {result.pages}; stopped")
+            if guard.stop_day(result, self.provider, cursor, items):
                 break
             # Without a date filter the list is read newest first; a page wholly before the day ends the search.
             if not conf.date_filter and starts and max(starts) < start_ms and starts == sorted(starts, reverse=True):

@@ -85,16 +85,7 @@ class LimitlessConnector(HttpConnector):
             cursor = next_cursor(body)
             if not cursor:
                 break
-            if guard.repeated(cursor, [item.get("id") for item in lifelogs if isinstance(item, dict)]):
-                result.warnings.append(
-                    f"Limitless repeated a pagination cursor on page {result.pages}; stopped paging to avoid a loop"
-                )
-                result.complete = False
-                break
-            if not lifelogs:
-                result.warnings.append(
-                    f"Limitless returned an empty page with a cursor on page {result.pages}; stopped"
-                )
+            if guard.stop_day(result, self.provider, cursor, lifelogs):
                 break
         return result
 
