@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from distill.extraction import claims
 from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
+from distill.extraction.screens import not_a_claim, readings
 from distill.extraction.text import _LEAD, _SENTENCE, clean
 
 AGREED = "a proposal the other speaker agreed to"
@@ -76,12 +76,11 @@ def _proposed_action(text: str) -> str:
             continue
         action = re.sub(r"^(?:just|all|both)\s+", "", m.group("rest").strip(" ,")).replace(" our ", " their ")
         words = action.split()
-        if len(words) < 2 or words[0].lower() in _LIGHT_VERBS or "VERB" not in claims.readings(words[0]):
+        if len(words) < 2 or words[0].lower() in _LIGHT_VERBS or "VERB" not in readings(words[0]):
             return ""
         if _PERSONAL.search(action) or re.search(r"[,;]", action):
             return ""  # a pronoun nobody resolved, or a list of afterthoughts: too loose to keep
-        shape = claims.assess(f"we {action}", kind="decision")
-        if shape is not None and shape.verdict == claims.DROP:
+        if not_a_claim(f"We will {action}.") in ("no claim", "is_question", "hypothetical", "momentary"):
             return ""
         return action
     return ""
@@ -101,6 +100,11 @@ def later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str
     return [
         (ci, pos, clean(utt.text)) for ci, conv in enumerate(conversations) for pos, utt in enumerate(conv.utterances)
     ]
+
+
+def cancels(text: str) -> bool:
+    """Does this turn cancel or move something ("we called it off", "let's push it")?"""
+    return bool(_CANCEL.search(text))
 
 
 def cancelled_later(content: str, later: list[str], tokens: Callable[[str], set[str]]) -> bool:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from distill.extraction import claims
 from distill.extraction.base import ConversationIn
+from distill.extraction.screens import readings
 from distill.extraction.text import clean
 
 _NOT_NAMES = set(
@@ -80,7 +80,7 @@ def _addressee(text: str, wearer: str) -> str:
 def _imperative(word: str) -> bool:
     """A sentence-initial word that can be a verb is more likely an order ("Stop, you'll make me cry", "Look,
     …") than a name; names said first still count from a greeting or a closing vocative."""
-    return "VERB" in claims.readings(word)
+    return "VERB" in readings(word)
 
 
 def _name_like(word: str) -> bool:
@@ -88,7 +88,7 @@ def _name_like(word: str) -> bool:
     only a verb, adjective or adverb ("Fixed, it was…", "Perfect, thanks")."""
     if word in _NOT_NAMES:
         return False
-    tags = claims.readings(word)
+    tags = readings(word)
     return not tags or "NOUN" in tags or "PROPN" in tags
 
 

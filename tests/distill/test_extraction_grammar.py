@@ -99,15 +99,14 @@ def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
             assert content.startswith("Kofi"), content
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.text(max_size=160), st.sampled_from(["first", "second"]))
 def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
-    from distill.extraction import claims
+    from distill.extraction.screens import not_a_claim
 
     out = third_person(text, "Sam", person, speaker="Ana", addressee="Ana")
     assert out == "" or out.endswith(".")
-    shape = claims.assess(text)
-    assert shape is None or shape.verdict in (claims.DROP, claims.REVIEW)
+    assert isinstance(not_a_claim(text), str)
 
 
 @pytest.mark.parametrize(
