@@ -60,14 +60,21 @@ def _content_tokens(text: str) -> set[str]:
     return {t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP and len(t) > 1}
 
 
-def _classify(text: str, skip: tuple[str, ...] = ()) -> tuple[str | None, float, str]:
-    """(kind or None, prior, importance) of a free text (a provider's own memory), from its first claim."""
+def classify_text(text: str) -> tuple[str | None, str, dict]:
+    """(kind or None, importance, parse features) of a free text (a provider's own memory), from its first
+    claim; no claim at all gives (None, "low", {})."""
     docs = nlp.parse_with_entities([clean(text)])
     found = claims_from_doc(docs[0]) if docs else []
     if not found:
-        return None, 0.0, "low"
+        return None, "low", {}
     kind, importance = kinds.classify(found[0].features)
-    if kind in skip:
+    return kind, importance, dict(found[0].features)
+
+
+def _classify(text: str, skip: tuple[str, ...] = ()) -> tuple[str | None, float, str]:
+    """(kind or None, prior, importance) of a short answer's text (``context.yes_no_candidate``)."""
+    kind, importance, _ = classify_text(text)
+    if kind is None or kind in skip:
         return None, 0.0, "low"
     return kind, PRIOR, importance
 
