@@ -63,6 +63,9 @@ THRESHOLD = 0.5
 def _setup() -> None:
     os.environ.setdefault("ALMANAC_HOME", str(ROOT / "var"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
+    import django
+
+    django.setup()  # the gate's modules read its choices (distill.models, ledger.choices)
 
 
 def _make(cls, **kw):

@@ -59,6 +59,10 @@ HEDGE_VERBS = {"think", "guess", "suppose", "believe", "feel", "reckon", "assume
 SAY_VERBS = {"say", "tell", "claim", "mention", "announce", "write", "text", "post", "report", "insist", "joke"}
 HYPOTHETICAL_HEADS = {"wish", "imagine", "pretend", "suppose", "dream", "fantasize", "fantasise"}
 CONDITION_MARKS = {"if", "unless", "whether", "assuming", "provided", "suppose", "supposing", "lest"}
+# Temporal subordinators: a clause they open before the main verb frames the claim ("Since we last spoke, …").
+FRAME_MARKS = {"since", "after", "before", "once", "while", "when", "whenever", "until", "till", "as"}
+# Coordinators that start a comment on the claim rather than another part of it ("…, so no cashews at all").
+COMMENT_CONJUNCTIONS = {"so", "but", "yet"}
 INTENSIFIERS = {"totally", "literally", "basically", "officially", "absolutely", "completely", "so", "super", "such"}
 POSITIVE_EVALUATIVES = {
     "great",

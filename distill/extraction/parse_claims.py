@@ -20,12 +20,14 @@ from functools import lru_cache
 from lemminflect import getInflection, getLemma
 
 from distill.extraction.lexicon import (
+    COMMENT_CONJUNCTIONS,
     CONDITION_MARKS,
     CONFIRMATION_TAGS,
     CONTROL_VERBS,
     DATE_LABELS,
     FIRST,
     FIRST_PLURAL,
+    FRAME_MARKS,
     HEDGE_ADVERBS,
     HEDGE_VERBS,
     HYPERBOLE_NUMBERS,
@@ -149,8 +151,13 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.add(j)
             j -= 1
     for c in head.children:
-        if c.dep_ == "advcl" and any(_lemma(m) in CONDITION_MARKS for m in c.children if m.dep_ == "mark"):
+        marks = {_lemma(m) for m in c.children if m.dep_ == "mark"}
+        if c.dep_ == "advcl" and (marks & CONDITION_MARKS or (c.i < head.i and marks & FRAME_MARKS)):
             cut.update(t.i for t in c.subtree)
+        elif c.dep_ == "cc" and c.lower_ in COMMENT_CONJUNCTIONS and c.i > head.i and doc[c.i - 1].text == ",":
+            # ", so no cashews at all": what follows is a comment on the claim (a second predicate is a head
+            # of its own and was cut above)
+            cut.update(t.i for t in head.subtree if t.i >= c.i - 1)
         elif c.dep_ in ("intj", "discourse"):
             cut.update(t.i for t in c.subtree)
         elif c.dep_ == "npadvmod" and c.ent_type_ == "PERSON" and c.i in (head.sent.start, head.sent.end - 1):
@@ -159,6 +166,11 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.add(c.i)
         elif c.dep_ == "cc" and any(o.i > c.i and head.is_ancestor(o) for o in heads if o != head):
             cut.add(c.i)
+    for t in head.subtree:  # a non-restrictive relative clause (", which is great") comments on the claim
+        start = min(x.i for x in t.subtree)
+        if t.dep_ == "relcl" and t.i not in cut and start > 0 and doc[start - 1].text == ",":
+            cut.update(x.i for x in t.subtree)
+            cut.add(start - 1)
     return cut
 
 

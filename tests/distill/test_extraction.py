@@ -77,6 +77,29 @@ def test_conjoined_objects_become_separate_claims():
     assert {c.content for c in cands} >= {"Odile grows quinces.", "Odile grows lentils."}
 
 
+def test_a_comment_after_so_or_but_is_not_part_of_the_memory():
+    cand = only(extract(("user", True, "I'm allergic to sesame, so no tahini at all, not even a drizzle.")))
+    assert cand.content == "Odile is allergic to sesame."
+    cand = only(extract(("user", True, "I keep three beehives on the roof, but honestly no honey yet.")))
+    assert cand.content == "Odile keeps three beehives on the roof."
+
+
+def test_a_fronted_time_clause_frames_the_claim_and_is_left_out():
+    cand = only(extract(("user", True, "Since we last talked, I switched to the night shift at the bakery.")))
+    assert cand.content == "Odile switched to the night shift at the bakery."
+    cand = only(extract(("user", True, "Once the kids left for college, I started teaching pottery.")))
+    assert cand.content == "Odile started teaching pottery."
+    kept = only(extract(("user", True, "I sleep badly when it storms.")))
+    assert "when it storms" in kept.content  # after the verb it says when the claim holds: it stays
+
+
+def test_a_relative_clause_set_off_by_a_comma_is_a_comment_not_the_claim():
+    cand = only(extract(("user", True, "I work as a cartographer in Hobart, which still surprises people.")))
+    assert cand.content == "Odile works as a cartographer in Hobart."
+    restrictive = only(extract(("user", True, "I drive the van that delivers the bread.")))
+    assert "that delivers the bread" in restrictive.content  # it says which van: it stays
+
+
 def test_negation_is_a_feature_and_kept_in_the_text():
     cand = only(extract(("user", True, "I don't eat bratwurst anymore.")))
     assert cand.features["negated"] is True
