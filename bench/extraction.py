@@ -458,7 +458,7 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
                         UtteranceIn(
                             index=idx,
                             speaker_name=t.speaker_name,
-                            is_wearer=bool(t.is_wearer),
+                            is_owner=bool(t.is_wearer),
                             text=t.text,
                             started_at=t.started_at,
                         )
@@ -466,10 +466,10 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
                     stored.append(t.text)
                     idx += 1
                 convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
-            inputs[kind] = DayInput(wearer_name=day["wearer"], conversations=convs, source_kind=kind)
+            inputs[kind] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=kind)
         for kind, day_input in inputs.items():
             siblings = [
-                pipeline.SiblingUtterance(other, u.text, u.is_wearer, u.started_at)
+                pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
                 for other, di in inputs.items()
                 if other != kind
                 for c in di.conversations

@@ -153,14 +153,14 @@ def run_pure(sessions: list[Session]) -> list[Mem]:
             UtteranceIn(
                 index=i,
                 speaker_name=t["speaker"],
-                is_wearer=t["speaker"] == s.owner,
+                is_owner=t["speaker"] == s.owner,
                 text=t["text"],
                 started_at=s.started_at,
             )
             for i, t in enumerate(s.turns)
         ]
         day = DayInput(
-            wearer_name=s.owner,
+            owner_name=s.owner,
             conversations=[ConversationIn(started_at=s.started_at, utterances=utts, external_id=str(s.number))],
             source_kind="chat",
         )

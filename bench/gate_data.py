@@ -26,7 +26,6 @@ so a model iteration does not re-parse.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import hashlib
 import json
 import os
@@ -68,24 +67,6 @@ def _setup() -> None:
     django.setup()  # the gate's modules read its choices (distill.models, ledger.choices)
 
 
-def _make(cls, **kw):
-    """Build an extraction dataclass whichever vocabulary it speaks (``is_wearer``/``is_owner``,
-    ``wearer_name``/``owner_name``): the parse engineer renames them."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    renames = {"is_wearer": "is_owner", "wearer_name": "owner_name", "wearer_confidence": "owner_confidence"}
-    out = {}
-    for key, value in kw.items():
-        if key not in names and renames.get(key) in names:
-            key = renames[key]
-        if key in names:
-            out[key] = value
-    return cls(**out)
-
-
-def _is_owner(utt) -> bool:
-    return bool(getattr(utt, "is_owner", getattr(utt, "is_wearer", False)))
-
-
 def _file_hash(*paths: Path) -> str:
     h = hashlib.sha256()
     for p in paths:
@@ -100,10 +81,8 @@ def extractor_key() -> str:
     from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
     from distill.extraction.llm import extract_day
 
-    utt = _make(UtteranceIn, index=0, speaker_name="A", is_wearer=True, text="I work at a bakery.")
-    res = extract_day(
-        _make(DayInput, wearer_name="A", conversations=[_make(ConversationIn, started_at=None, utterances=[utt])])
-    )
+    utt = UtteranceIn(index=0, speaker_name="A", is_owner=True, text="I work at a bakery.")
+    res = extract_day(DayInput(owner_name="A", conversations=[ConversationIn(started_at=None, utterances=[utt])]))
     return f"{res.extractor}-{res.extractor_version}"
 
 
@@ -121,13 +100,13 @@ def _extract(day_input, siblings=None) -> list[tuple]:
     from distill import pipeline
     from distill.extraction.llm import extract_day
 
-    owner = (getattr(day_input, "owner_name", None) or getattr(day_input, "wearer_name", "") or "the user").split()[0]
+    owner = (day_input.owner_name or "the user").split()[0]
     by_index = {u.index: u for conv in day_input.conversations for u in conv.utterances}
     out = []
     for cand in extract_day(day_input).candidates:
         utt = by_index.get(cand.evidence.first_index) if cand.evidence else None
         agreeing, disagreement = pipeline.cross_check(
-            cand, utt.started_at if utt else None, bool(utt and _is_owner(utt)), siblings or [], owner
+            cand, utt.started_at if utt else None, bool(utt and utt.is_owner), siblings or [], owner
         )
         if disagreement:
             cand.capture_confidence = min(cand.capture_confidence, pipeline.DISAGREEMENT_CAPTURE)
@@ -154,20 +133,17 @@ def build_days() -> dict:
                 utts = []
                 for t in c.turns:
                     utts.append(
-                        _make(
-                            UtteranceIn,
+                        UtteranceIn(
                             index=idx,
                             speaker_name=t.speaker_name,
-                            is_wearer=bool(t.is_wearer),
+                            is_owner=bool(t.is_wearer),
                             text=t.text,
                             started_at=t.started_at,
                         )
                     )
                     idx += 1
-                convs.append(_make(ConversationIn, started_at=c.started_at, utterances=utts, external_id=c.external_id))
-            inputs[rec["source"]] = _make(
-                DayInput, wearer_name=day["wearer"], conversations=convs, source_kind=rec["source"]
-            )
+                convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
+            inputs[rec["source"]] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=rec["source"])
         names = tuple(day["wearer"].split()) + (day["wearer"].split()[0],)
         wearer_names = {n.lower() for n in names}
         cands = xb.day_candidates(day, earlier)
@@ -175,7 +151,7 @@ def build_days() -> dict:
         turns[group] = sum(len(c["utterances"]) for rec in day["recordings"] for c in rec["conversations"])
         for kind in sorted(inputs):
             siblings = [
-                pipeline.SiblingUtterance(other, u.text, _is_owner(u), u.started_at)
+                pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
                 for other, di in sorted(inputs.items())
                 if other != kind
                 for c in di.conversations
@@ -231,21 +207,19 @@ def build_locomo() -> dict:
         group = f"locomo:{s.sample_id}:{s.number:02d}"
         turns[group] = len(s.turns)
         utts = [
-            _make(
-                UtteranceIn,
+            UtteranceIn(
                 index=i,
                 speaker_name=t["speaker"],
-                is_wearer=t["speaker"] == s.owner,
+                is_owner=t["speaker"] == s.owner,
                 text=t["text"],
                 started_at=s.started_at,
             )
             for i, t in enumerate(s.turns)
         ]
-        day = _make(
-            DayInput,
-            wearer_name=s.owner,
+        day = DayInput(
+            owner_name=s.owner,
             source_kind="chat",
-            conversations=[_make(ConversationIn, started_at=s.started_at, utterances=utts, external_id=str(s.number))],
+            conversations=[ConversationIn(started_at=s.started_at, utterances=utts, external_id=str(s.number))],
         )
         for cand, agreeing, text in _extract(day):
             subject = s.owner if cand.attribution == "user" else (cand.person or "")
@@ -337,14 +311,13 @@ def build_persona() -> dict:
         turns[group] = len(conv["turns"])
         gold[group] = voiced(conv)
         utts = [
-            _make(UtteranceIn, index=i, speaker_name=who, is_wearer=who == PERSONA_NAMES[0], text=text)
+            UtteranceIn(index=i, speaker_name=who, is_owner=who == PERSONA_NAMES[0], text=text)
             for i, (who, text) in enumerate(conv["turns"])
         ]
-        day = _make(
-            DayInput,
-            wearer_name=PERSONA_NAMES[0],
+        day = DayInput(
+            owner_name=PERSONA_NAMES[0],
             source_kind="chat",
-            conversations=[_make(ConversationIn, started_at=None, utterances=utts, external_id=group)],
+            conversations=[ConversationIn(started_at=None, utterances=utts, external_id=group)],
         )
         for cand, agreeing, text in _extract(day):
             subject = PERSONA_NAMES[0] if cand.attribution == "user" else (cand.person or "")

@@ -232,17 +232,16 @@ def speed(turns_wanted: int = 2000) -> dict:
         turns.append((who, mine, f"{text} ({n // len(texts)})" if n >= len(texts) else text))
         n += 1
     convs = [
-        gate_data._make(
-            ConversationIn,
+        ConversationIn(
             started_at=None,
             utterances=[
-                gate_data._make(UtteranceIn, index=i, speaker_name=w, is_wearer=m, text=x)
+                UtteranceIn(index=i, speaker_name=w, is_owner=m, text=x)
                 for i, (w, m, x) in enumerate(turns[k : k + 50], start=k)
             ],
         )
         for k in range(0, len(turns), 50)
     ]
-    day = gate_data._make(DayInput, wearer_name="Maya Okafor", conversations=convs, source_kind="bench")
+    day = DayInput(owner_name="Maya Okafor", conversations=convs, source_kind="bench")
     from distill.extraction import nlp  # noqa: F401 - load the spaCy pipeline before the clock starts
 
     if hasattr(nlp, "load"):

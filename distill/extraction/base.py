@@ -20,7 +20,7 @@ ATTRIBUTIONS = ("user", "third_party", "unknown")
 class UtteranceIn:
     index: int  # position within the day transcript (stable link target: #u-<index>)
     speaker_name: str  # a human name, or the provider label when no name is known
-    is_wearer: bool
+    is_owner: bool
     text: str  # cleaned and redacted upstream
     started_at: datetime | None = None
 
@@ -31,12 +31,12 @@ class ConversationIn:
     utterances: list[UtteranceIn]
     external_id: str = ""
     title: str = ""
-    wearer_confidence: float = 1.0  # how sure the transcript pipeline is about which speaker is the wearer
+    owner_confidence: float = 1.0  # how sure the transcript pipeline is about which speaker is the owner
 
 
 @dataclass
 class DayInput:
-    wearer_name: str  # display name; its first word is used in display text ("Maya is allergic to cashews")
+    owner_name: str  # display name; its first word is used in display text ("Maya is allergic to cashews")
     conversations: list[ConversationIn]
     source_kind: str = ""
     owner_key: str = ""  # the owner's id: keys the LLM's daily call cap

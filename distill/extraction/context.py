@@ -31,23 +31,23 @@ REVIEW_CONFIDENCE = 0.7  # an answer rests on two turns: review, never accepted 
 _MEDIA = re.compile(r"\b(?:show|series|movie|film|episode|season|podcast|book|song|album|game|channel)s?\b", re.I)
 
 
-def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict, classify):
+def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names: dict, classify):
     """The answer to another speaker's yes/no or how-long question about the answerer ("Do you keep bees?" /
     "Yes, two hives."): a statement about the answerer, for review."""
     asked = conv.utterances[pos - 1] if pos else None
-    if asked is None or (asked.speaker_name == utt.speaker_name and asked.is_wearer == utt.is_wearer):
+    if asked is None or (asked.speaker_name == utt.speaker_name and asked.is_owner == utt.is_owner):
         return None
-    person = "" if utt.is_wearer else names.get(utt.speaker_name, "")
-    if not (utt.is_wearer or person):
+    person = "" if utt.is_owner else names.get(utt.speaker_name, "")
+    if not (utt.is_owner or person):
         return None
     question = _SENTENCE.split(clean(asked.text))[-1]
-    content = answered_question(question, clean(utt.text), wearer if utt.is_wearer else person)
+    content = answered_question(question, clean(utt.text), owner if utt.is_owner else person)
     if not content:
         return None
     kind, _, importance = classify(content)
-    words = {w for w in re.findall(r"[a-z0-9]+", content.lower()) if len(w) > 2} - {(person or wearer).lower()}
+    words = {w for w in re.findall(r"[a-z0-9]+", content.lower()) if len(w) > 2} - {(person or owner).lower()}
     return Candidate(
-        subject="user" if utt.is_wearer else f"person:{person}",
+        subject="user" if utt.is_owner else f"person:{person}",
         predicate=f"{kind or 'other'}:answer",
         args=sorted(words),
         content=content,
@@ -55,7 +55,7 @@ def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: s
         importance=importance if kind else "low",
         extraction_confidence=REVIEW_CONFIDENCE,
         capture_confidence=1.0,
-        attribution="user" if utt.is_wearer else "third_party",
+        attribution="user" if utt.is_owner else "third_party",
         person=person,
         flags=["answer to a question"],
         ceiling="pending_review",

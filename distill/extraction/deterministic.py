@@ -39,7 +39,7 @@ from ledger.choices import Status
 DROPPED, PENDING = Status.DROPPED, Status.PENDING_REVIEW  # an extractor ceiling is the most a claim may become
 PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
 OTHER_PRIOR = 0.75  # a plain statement outside those kinds
-WEARER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
+OWNER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
 PRONOUN_WINDOW = 3  # turns back in which "he"/"she"/"they" may find the person just named
 STOP = set(
     """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
@@ -94,7 +94,7 @@ class DeterministicExtractor(Extractor):
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
-        owner = (day.wearer_name or "The user").split()[0]
+        owner = (day.owner_name or "The user").split()[0]
         convs = [[_Turn(u, clean(u.text), p) for p, u in enumerate(c.utterances)] for c in day.conversations]
         turns = [t for c in convs for t in c if t.text]
         for turn, doc in zip(turns, nlp.parse(t.text for t in turns), strict=True):
@@ -144,7 +144,7 @@ class DeterministicExtractor(Extractor):
             f["laughed_at"] = laughed
             f["turn_position"] = round(pos / max(len(cturns) - 1, 1), 3)
             f["turn_index"] = pos
-            f["speaker_is_owner"] = bool(utt.is_wearer)
+            f["speaker_is_owner"] = bool(utt.is_owner)
             f["turn_n_tokens"] = len(turn.doc)
             f["prev_turn_question"] = bool(pos and cturns[pos - 1].text.rstrip().endswith("?"))
             # The reply that agreed to a proposal is part of it, not a later change of mind.
@@ -252,15 +252,15 @@ class _TurnContext:
     def __init__(self, conv: ConversationIn, cturns, turn: _Turn, owner: str, names):
         self.conv, self.cturns, self.turn, self.owner, self.names = conv, cturns, turn, owner, names
         utt = turn.utt
-        self.speaker = owner if utt.is_wearer else names.get(utt.speaker_name, "")
-        self.owner_guess = utt.is_wearer and conv.wearer_confidence < WEARER_GUESS
-        self.sure_speaker = (utt.is_wearer and not self.owner_guess) or (
-            not utt.is_wearer and utt.speaker_name in getattr(names, "sure", ())
+        self.speaker = owner if utt.is_owner else names.get(utt.speaker_name, "")
+        self.owner_guess = utt.is_owner and conv.owner_confidence < OWNER_GUESS
+        self.sure_speaker = (utt.is_owner and not self.owner_guess) or (
+            not utt.is_owner and utt.speaker_name in getattr(names, "sure", ())
         )
 
     def _speaker_who(self, grammatical: str, relation: str = "") -> _Who | None:
         utt = self.turn.utt
-        if utt.is_wearer:
+        if utt.is_owner:
             conf = 0.95 if not self.owner_guess else 0.45
             return _Who(subject="user", attribution="user", person="", display=self.owner, subject_type="owner",
                         confidence=conf, grammatical=grammatical, relation=relation, speaker=self.owner,
@@ -277,12 +277,12 @@ class _TurnContext:
     def addressee(self) -> str:
         """Who "you" is in the owner's turn: a name said in the turn, else the one other named speaker."""
         utt = self.turn.utt
-        if not utt.is_wearer:
+        if not utt.is_owner:
             return self.owner
         said = _addressee(utt.text, self.owner)
         if said:
             return said
-        others = {self.names.get(u.speaker_name, "") for u in self.conv.utterances if not u.is_wearer}
+        others = {self.names.get(u.speaker_name, "") for u in self.conv.utterances if not u.is_owner}
         others.discard("")
         return next(iter(others)) if len(others) == 1 else ""
 
@@ -310,10 +310,10 @@ class _TurnContext:
 
     def _listener_who(self, relation: str = "") -> _Who | None:
         utt = self.turn.utt
-        if not utt.is_wearer:
+        if not utt.is_owner:
             cturns, pos = self.cturns, self.turn.pos
             near = (
-                any(0 <= j < len(cturns) and cturns[j].utt.is_wearer for j in (pos - 1, pos + 1))
+                any(0 <= j < len(cturns) and cturns[j].utt.is_owner for j in (pos - 1, pos + 1))
                 or self.owner.lower() in utt.text.lower()
             )
             if not near:
@@ -396,7 +396,7 @@ def order_of_next(cturns, pos: int) -> int:
 
 
 def _other(a: UtteranceIn, b: UtteranceIn) -> bool:
-    return a.speaker_name != b.speaker_name or a.is_wearer != b.is_wearer
+    return a.speaker_name != b.speaker_name or a.is_owner != b.is_owner
 
 
 def _laughs(doc) -> bool:
@@ -561,8 +561,8 @@ def _from_answer(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, n
     answer = _LEAD.sub("", _SENTENCE.split(clean(utt.text))[0].strip(" .!,")).strip(" .!,")
     if not answer or len(answer.split()) > 6 or answer.endswith("?") or context.ANSWER_NOT_NP.match(answer):
         return None
-    person = "" if utt.is_wearer else names.get(utt.speaker_name, "")
-    attribution = "user" if utt.is_wearer else ("third_party" if person else "unknown")
+    person = "" if utt.is_owner else names.get(utt.speaker_name, "")
+    attribution = "user" if utt.is_owner else ("third_party" if person else "unknown")
     name = owner if attribution == "user" else (person or "Someone")
     lowered = answer[:1].lower() + answer[1:] if kind == "work" and not answer[:2].isupper() else answer
     content = template.format(name=name, answer=lowered)
@@ -592,7 +592,7 @@ def _from_introduction(text: str, utt: UtteranceIn, owner: str, names, conv: Con
     relation = (m.group("rel1") or m.group("rel2")).lower()
     if name.split()[0] in _NOT_NAMES or name.split()[0].lower() == owner.lower():
         return []
-    if utt.is_wearer:
+    if utt.is_owner:
         attribution, person, speaker = "user", "", owner
     else:
         person = names.get(utt.speaker_name, "")
@@ -601,7 +601,7 @@ def _from_introduction(text: str, utt: UtteranceIn, owner: str, names, conv: Con
         attribution, speaker = "third_party", person
     if name.split()[0] == speaker.split()[0]:
         return []
-    sure = (utt.is_wearer and conv.wearer_confidence >= WEARER_GUESS) or utt.speaker_name in getattr(names, "sure", ())
+    sure = (utt.is_owner and conv.owner_confidence >= OWNER_GUESS) or utt.speaker_name in getattr(names, "sure", ())
     cand = Candidate(
         subject="user" if attribution == "user" else f"person:{person}",
         predicate="relationship:introduced",

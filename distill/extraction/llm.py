@@ -99,7 +99,7 @@ def chunks(day: DayInput, size: int = CHUNK_TURNS) -> list[tuple[ConversationIn,
 
 def chunk_data(owner: str, utterances: list[UtteranceIn]) -> dict:
     turns = [
-        {"i": u.index, "speaker": owner if u.is_wearer else (u.speaker_name or "speaker"), "is_owner": u.is_wearer,
+        {"i": u.index, "speaker": owner if u.is_owner else (u.speaker_name or "speaker"), "is_owner": u.is_owner,
          "text": u.text}
         for u in utterances
     ]  # fmt: skip
@@ -112,7 +112,7 @@ class LLMExtractor(Extractor):
 
     def extract(self, day: DayInput) -> ExtractionResult:
         """Never raises: each chunk is the model's (screened) candidates or, failing that, the deterministic ones."""
-        owner = (day.wearer_name or "the user").split()[0]
+        owner = (day.owner_name or "the user").split()[0]
         result = ExtractionResult(extractor=self.ID, extractor_version=f"{self.VERSION}+{llm.model_name()}")
         deterministic: ExtractionResult | None = None
         used_model = False
@@ -194,7 +194,7 @@ def attribute(item: Item, utt: UtteranceIn, owner: str) -> tuple[str, str, str, 
             return "unknown", "", "pending_review", "the person is not named in the quoted turn"
     if attribution == "unknown":
         return "unknown", "", "pending_review", "speaker not identified"
-    if attribution == "user" and not utt.is_wearer:
+    if attribution == "user" and not utt.is_owner:
         return "user", "", "pending_review", "said about the owner by someone else"
     return attribution, person, "", ""
 

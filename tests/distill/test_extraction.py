@@ -22,11 +22,11 @@ OWNER = "Odile Varga"
 def day(*turns, wearer="Rosa Lindqvist", owner_confidence=1.0) -> DayInput:
     """turns: (speaker, is_owner, text) in one conversation (``tests/distill/test_llm.py`` uses it too)."""
     utts = [
-        UtteranceIn(index=i, speaker_name=s, is_wearer=w, text=t, started_at=T0 + timedelta(seconds=10 * i))
+        UtteranceIn(index=i, speaker_name=s, is_owner=w, text=t, started_at=T0 + timedelta(seconds=10 * i))
         for i, (s, w, t) in enumerate(turns)
     ]
-    conv = ConversationIn(started_at=T0, utterances=utts, wearer_confidence=owner_confidence)
-    return DayInput(wearer_name=wearer, conversations=[conv])
+    conv = ConversationIn(started_at=T0, utterances=utts, owner_confidence=owner_confidence)
+    return DayInput(owner_name=wearer, conversations=[conv])
 
 
 def extract(*turns, wearer=OWNER, **kw):

@@ -84,13 +84,13 @@ def test_property_negation_uses_doesnt_with_the_base_form(verb, obj):
 
 def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
     utts = [
-        UtteranceIn(index=0, speaker_name="user", is_wearer=True, text="Hi Marguerite."),
-        UtteranceIn(index=1, speaker_name="Marguerite Olsen", is_wearer=False, text="You're my favourite student."),
+        UtteranceIn(index=0, speaker_name="user", is_owner=True, text="Hi Marguerite."),
+        UtteranceIn(index=1, speaker_name="Marguerite Olsen", is_owner=False, text="You're my favourite student."),
         UtteranceIn(
-            index=2, speaker_name="Marguerite Olsen", is_wearer=False, text="I teach cello at the Conservatoire."
+            index=2, speaker_name="Marguerite Olsen", is_owner=False, text="I teach cello at the Conservatoire."
         ),
     ]
-    day = DayInput(wearer_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, utterances=utts)])
+    day = DayInput(owner_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, utterances=utts)])
     contents = {c.content: c for c in DeterministicExtractor().extract(day).candidates}
     cello = contents["Marguerite Olsen teaches cello at the Conservatoire."]
     assert cello.person == "Marguerite Olsen"

@@ -38,14 +38,14 @@ def long_day(turns: int, owner_key="") -> DayInput:
         UtteranceIn(
             index=i,
             speaker_name="user" if i % 2 == 0 else "Iker Solano",
-            is_wearer=i % 2 == 0,
+            is_owner=i % 2 == 0,
             text=f"The regatta leg {i} went fine." if i else "I skipper a Contessa 32 out of Falmouth.",
             started_at=T0 + timedelta(seconds=5 * i),
         )
         for i in range(turns)
     ]
     return DayInput(
-        wearer_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, utterances=utts)], owner_key=owner_key
+        owner_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, utterances=utts)], owner_key=owner_key
     )
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bench import gate_data, train_gate
+from bench import train_gate
 from distill import gate_model, pipeline, trust
 from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
@@ -19,14 +19,13 @@ T0 = datetime(2026, 9, 3, 17, 0, tzinfo=UTC)
 def decisions(turns, owner="Ilse Varga"):
     """(decision, content) of every candidate the real pass makes of one conversation, in smart mode."""
     utts = [
-        gate_data._make(UtteranceIn, index=i, speaker_name=who, is_wearer=who == owner, text=text, started_at=T0)
+        UtteranceIn( index=i, speaker_name=who, is_owner=who == owner, text=text, started_at=T0)
         for i, (who, text) in enumerate(turns)
     ]
-    day = gate_data._make(
-        DayInput,
-        wearer_name=owner,
+    day = DayInput(
+        owner_name=owner,
         source_kind="chat",
-        conversations=[gate_data._make(ConversationIn, started_at=T0, utterances=utts)],
+        conversations=[ConversationIn( started_at=T0, utterances=utts)],
     )
     out = pipeline.run(pipeline.PassInput(day=day, policy=trust.Policy(), use_judge=False))
     return [(s.decision, s.candidate.content) for s in out.scored]
