@@ -11,6 +11,10 @@ services, then ``run_memory_pass`` writes memories to the ledger. ``--dry`` runs
 Always prints both development sets: the labeled wearable days and the LoCoMo observations
 (``../shared/bench/locomo-dev.json``, see ``bench/extraction_locomo.py``: recall, attribution errors and
 accepted memories per 100 turns).
+
+Then the trust gate's model (``bench/gate_eval.py``) on every development set (labeled days, LoCoMo observations,
+persona chats), cross-validated by conversation, with the targets it misses, and its speed (model load, a
+2,000-turn day through parse + model + gate). ``--gate-only`` prints just that; ``--no-gate`` skips it.
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench import extraction_locomo  # noqa: E402
+from bench import extraction_locomo, gate_data  # noqa: E402
 
-DEFAULT_DIR = ROOT.parent / "shared" / "bench" / "labeled-days"
+DEFAULT_DIR = gate_data.DAYS_DIR
 
 # --- reference matcher (verbatim from the labeled-days README) ----------------------------------------
 STOP = set(
@@ -432,6 +436,9 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
     # No database is touched, but the LLM switch is read from Django settings.
     os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
+    import django
+
+    django.setup()  # the gate reads its modes' TextChoices
     from distill import pipeline, trust
     from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
@@ -451,7 +458,7 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
                         UtteranceIn(
                             index=idx,
                             speaker_name=t.speaker_name,
-                            is_wearer=bool(t.is_wearer),
+                            is_owner=bool(t.is_wearer),
                             text=t.text,
                             started_at=t.started_at,
                         )
@@ -459,10 +466,10 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
                     stored.append(t.text)
                     idx += 1
                 convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
-            inputs[kind] = DayInput(wearer_name=day["wearer"], conversations=convs, source_kind=kind)
+            inputs[kind] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=kind)
         for kind, day_input in inputs.items():
             siblings = [
-                pipeline.SiblingUtterance(other, u.text, u.is_wearer, u.started_at)
+                pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
                 for other, di in inputs.items()
                 if other != kind
                 for c in di.conversations
@@ -543,7 +550,13 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--locomo", default=str(extraction_locomo.DEFAULT_PATH), help="LoCoMo-format file (observations set)"
     )
+    parser.add_argument("--gate-only", action="store_true", help="only the gate model's cross-validated figures")
+    parser.add_argument("--no-gate", action="store_true", help="skip the gate model's cross-validated figures")
     args = parser.parse_args(argv)
+    if args.gate_only:
+        from bench import gate_eval
+
+        return gate_eval.report()
     try:
         days = load_days(args.paths)
     except (OSError, ValueError, KeyError) as exc:
@@ -591,7 +604,12 @@ def main(argv=None) -> int:
         for m in memories:
             if m.decision in ("accepted", "pending_review"):
                 print(f" {m.day} {m.decision:15} {m.source:9} {m.subject or '?':10} {m.content} {m.corroborated_by}")
-    return run_locomo(args)
+    code = run_locomo(args)
+    if code or args.no_gate:
+        return code
+    from bench import gate_eval
+
+    return gate_eval.report()
 
 
 def run_locomo(args) -> int:

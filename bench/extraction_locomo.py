@@ -26,6 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo-dev.json"
+if not DEFAULT_PATH.exists():  # a git worktree sits one level deeper than the checkout
+    DEFAULT_PATH = Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo-dev.json"
 THRESHOLD = 0.5
 
 
@@ -137,6 +139,9 @@ def run_pure(sessions: list[Session]) -> list[Mem]:
     """The pure pipeline (no database): one owner per LoCoMo sample, sessions in order."""
     os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
+    import django
+
+    django.setup()  # the gate reads its modes' TextChoices
     from distill import pipeline, trust
     from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
@@ -148,14 +153,14 @@ def run_pure(sessions: list[Session]) -> list[Mem]:
             UtteranceIn(
                 index=i,
                 speaker_name=t["speaker"],
-                is_wearer=t["speaker"] == s.owner,
+                is_owner=t["speaker"] == s.owner,
                 text=t["text"],
                 started_at=s.started_at,
             )
             for i, t in enumerate(s.turns)
         ]
         day = DayInput(
-            wearer_name=s.owner,
+            owner_name=s.owner,
             conversations=[ConversationIn(started_at=s.started_at, utterances=utts, external_id=str(s.number))],
             source_kind="chat",
         )

@@ -59,7 +59,7 @@ def day_input(conversations: list[Conversation], owner_name: str, source_kind: s
                 UtteranceIn(
                     index=n,
                     speaker_name=turn.speaker.name or "",
-                    is_wearer=bool(turn.speaker.is_owner),
+                    is_owner=bool(turn.speaker.is_owner),
                     text=turn.text or "",
                     started_at=turn.at,
                 )
@@ -71,7 +71,7 @@ def day_input(conversations: list[Conversation], owner_name: str, source_kind: s
                 utterances=utterances,
                 external_id=conv.external_id,
                 title=conv.title,
-                wearer_confidence=_owner_confidence(conv),
+                owner_confidence=_owner_confidence(conv),
             )
         )
-    return DayInput(wearer_name=owner_name, conversations=convs, source_kind=source_kind), mapping
+    return DayInput(owner_name=owner_name, conversations=convs, source_kind=source_kind), mapping

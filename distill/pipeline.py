@@ -24,7 +24,7 @@ DISAGREEMENT_CAPTURE = 0.35
 class SiblingUtterance:
     source_kind: str
     text: str
-    is_wearer: bool
+    is_owner: bool
     started_at: datetime | None = None
 
 
@@ -63,21 +63,21 @@ class PassOutput:
     extractor_version: str = ""
 
 
-def _subject_words(cand: Candidate, wearer: str) -> set[str]:
-    words = {wearer.lower()}
+def _subject_words(cand: Candidate, owner: str) -> set[str]:
+    words = {owner.lower()}
     if cand.person:
         words |= {w.lower() for w in cand.person.split()}
     return words
 
 
-def cross_check(cand: Candidate, utt_time: datetime | None, utt_is_wearer: bool, siblings, wearer: str):
+def cross_check(cand: Candidate, utt_time: datetime | None, utt_is_owner: bool, siblings, owner: str):
     """Compare a candidate with what other devices heard around the same moment.
 
     Returns (corroborating source kinds, disagreement flag or ""). A sibling that heard the same speech
     (most of the quote's words) but not the claim's words, or gave it to a different speaker, makes the claim
     doubtful: mis-hearing or a diarization slip on one device.
     """
-    drop = {trust._stem(w) for w in _subject_words(cand, wearer)}
+    drop = {trust._stem(w) for w in _subject_words(cand, owner)}
     agreeing: set[str] = set()
     disagreement = ""
     by_source: dict[str, list[SiblingUtterance]] = {}
@@ -94,7 +94,7 @@ def cross_check(cand: Candidate, utt_time: datetime | None, utt_is_wearer: bool,
             best = max(utts, key=lambda u: trust.coverage(cand.content, u.text, drop=drop))
             if (
                 cand.attribution != "unknown"
-                and best.is_wearer != utt_is_wearer
+                and best.is_owner != utt_is_owner
                 and trust.coverage(quote, best.text) >= 0.5
             ):
                 disagreement = f"{kind} gives these words to another speaker"
@@ -105,8 +105,8 @@ def cross_check(cand: Candidate, utt_time: datetime | None, utt_is_wearer: bool,
     return sorted(agreeing), disagreement
 
 
-def find_support(cand: Candidate, active: list[ActiveMemory], wearer: str) -> str | None:
-    drop = {trust._stem(w) for w in _subject_words(cand, wearer)}
+def find_support(cand: Candidate, active: list[ActiveMemory], owner: str) -> str | None:
+    drop = {trust._stem(w) for w in _subject_words(cand, owner)}
     mine = trust.claim_tokens(cand.content, drop=drop)
     if not mine:
         return None
@@ -127,7 +127,7 @@ def run(inp: PassInput) -> PassOutput:
     extraction = extract_day(day)
     out.warnings += extraction.warnings
     out.extractor, out.extractor_version = extraction.extractor, extraction.extractor_version
-    wearer = (day.wearer_name or "the user").split()[0]
+    owner = (day.owner_name or "the user").split()[0]
     utt_by_index = {u.index: u for conv in day.conversations for u in conv.utterances}
 
     checks = []
@@ -136,12 +136,12 @@ def run(inp: PassInput) -> PassOutput:
             continue  # assistant / system / media text is context, never a belief about anyone
         utt = utt_by_index.get(cand.evidence.first_index) if cand.evidence else None
         agreeing, disagreement = cross_check(
-            cand, utt.started_at if utt else None, bool(utt and utt.is_wearer), inp.siblings, wearer
+            cand, utt.started_at if utt else None, bool(utt and utt.is_owner), inp.siblings, owner
         )
         if disagreement:
             cand.capture_confidence = min(cand.capture_confidence, DISAGREEMENT_CAPTURE)
             cand.flags.append(disagreement)
-        checks.append((cand, agreeing, find_support(cand, inp.active, wearer)))
+        checks.append((cand, agreeing, find_support(cand, inp.active, owner)))
 
     verdicts: dict[str, str | None] = {}
     if inp.use_judge and inp.policy.mode == Mode.SMART:

@@ -170,12 +170,12 @@ def distill(
 
 
 def _native_candidate(mem: NativeMemory, source_key: str) -> Candidate | None:
-    from distill.extraction.deterministic import _classify
+    from distill.extraction.deterministic import classify_text
 
     text = clean(mem.text or "")
     if len(text.split()) < 3:
         return None
-    kind, _, importance = _classify(text)
+    kind, importance, features = classify_text(text)
     cand = Candidate(
         subject="user",
         predicate=f"{kind or 'other'}:native",
@@ -189,6 +189,7 @@ def _native_candidate(mem: NativeMemory, source_key: str) -> Candidate | None:
         valid_from=mem.at,
         extractor=f"native:{source_key.split(':')[-1]}",
         extractor_version="1",
+        features=features,  # the gate model reads a provider's memory as it reads a claim from talk
     )
     if looks_like_injection(text):
         cand.capture_confidence = INJECTION_CAPTURE_CONFIDENCE
@@ -353,9 +354,11 @@ def remember(
         extractor=source_key,
         extractor_version="1",
     )
-    scored = trust.decide(trust.score(cand, source_trust=policy.source_trust), policy)
-    if scored.decision == trust.ACCEPTED:
-        scored.decision, scored.reason = trust.PENDING, "proposed-by-agent"
+    # An agent asked for this in so many words: the person decides, whatever the model makes of it as talk
+    # (its probability is recorded). Mode off, instruction-like text, the gates and refusals still apply.
+    scored = trust.score(cand, source_trust=policy.source_trust)
+    scored.decision = scored.scored_decision = trust.PENDING
+    scored.reason = "proposed-by-agent"
     day_key = _owner_day(owner)
     scope_key = f"{source_key}:{day_key}"
     with transaction.atomic():

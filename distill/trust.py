@@ -1,28 +1,32 @@
 """The trust score, the per-source modes and the deterministic gates. Pure: no database, no network.
 
-score = extraction_confidence × source_trust
-        + 0.15 if the judge accepts
-        + 0.15 if another source's transcript of the same day covers the same content
-        + 0.10 if an active memory supports it
+score = p, the calibrated probability from the shipped gate model (``distill.gate_model``) that the candidate is
+a durable, true statement about the right person. The judge's verdict, another device's agreement and an
+active memory's support are model features; the source's trust moves the log-odds (the default, 0.8, is
+neutral; lower trusts the source less).
 
-Modes: smart (≥ auto_approve → accepted, ≥ review → pending_review, else dropped), review (everything
-pending_review), auto (gates only, survivors accepted), off (nothing). A judge reject drops; a defer sends to
-review; a low capture confidence (instruction-like text, devices disagreeing) caps the decision at review.
+Modes: smart (p ≥ accept line → accepted, ≥ review line → pending_review, else dropped; the lines are the
+artifact's thresholds chosen on cross-validation, unless the owner set their own in the policy), review
+(everything pending_review), auto (gates only, survivors accepted), off (nothing). A judge reject drops; a defer
+sends to review; a low capture confidence (instruction-like text, devices disagreeing), an extractor ceiling or
+an uncertain subject caps the decision at review: a claim whose subject is uncertain is never accepted.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
+from distill import gate_model
 from distill.extraction.base import IMPORTANCE, Candidate
 from distill.models import Mode
 from ledger.choices import Status
 from ledger.text import STOPWORDS, claim_stem
 
-JUDGE_BONUS = 0.15
-CORROBORATION_BONUS = 0.15
-SUPPORT_BONUS = 0.10
+DEFAULT_SOURCE_TRUST = 0.8  # neutral: the model was trained at it
+DEFAULT_AUTO_APPROVE = 0.7  # GatePolicy defaults: left as they are, the model's calibrated lines apply
+DEFAULT_REVIEW = 0.45
 CORROBORATION_COVERAGE = 0.6  # share of the claim's tokens the other transcript must contain
 LOW_CAPTURE = 0.5  # below this the text itself is doubtful: review at best
 
@@ -95,6 +99,11 @@ class Scored:
         }
 
 
+def _log_odds(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
 def score(
     candidate: Candidate,
     *,
@@ -102,21 +111,39 @@ def score(
     judge_verdict: str | None = None,
     corroborating_sources: list[str] | None = None,
     supporting_memory_id: str | None = None,
+    model: gate_model.GateModel | None = None,
 ) -> Scored:
-    base = candidate.extraction_confidence * source_trust
+    """The calibrated probability p (``Scored.score``) with what produced it (``Scored.components``)."""
+    model = model or gate_model.shipped()
+    view = gate_model.view(
+        candidate,
+        corroborating_sources=corroborating_sources,
+        judge_verdict=judge_verdict,
+        supporting_memory_id=supporting_memory_id,
+    )
+    pred = model.predict(view)
+    p = pred.p
+    shift = _log_odds(source_trust) - _log_odds(DEFAULT_SOURCE_TRUST)
+    if abs(shift) > 1e-9:
+        p = round(1.0 / (1.0 + math.exp(-(_log_odds(p) + shift))), 4) if 0 < p < 1 else p
     components = {
-        "extraction_confidence": round(candidate.extraction_confidence, 4),
+        "p": p,
+        "p_model": pred.p,
+        "logit": pred.logit,
+        "model_version": model.version,
+        "attribution_logit": pred.attribution_logit,
+        "attribution_ok": pred.attribution_ok,
+        "attribution_reason": pred.attribution_reason,
+        "top_features": [[name, value] for name, value in pred.top],
         "source_trust": round(source_trust, 4),
-        "base": round(base, 4),
-        "judge": JUDGE_BONUS if judge_verdict == "accept" else 0.0,
-        "corroboration": CORROBORATION_BONUS if corroborating_sources else 0.0,
-        "support": SUPPORT_BONUS if supporting_memory_id else 0.0,
+        "extraction_confidence": round(candidate.extraction_confidence, 4),
         "capture_confidence": round(candidate.capture_confidence, 4),
+        "accept_threshold": model.accept_threshold,
+        "review_threshold": model.review_threshold,
     }
-    total = base + components["judge"] + components["corroboration"] + components["support"]
     return Scored(
         candidate=candidate,
-        score=round(min(total, 1.0), 4),
+        score=p,
         components=components,
         judge_verdict=judge_verdict,
         corroborating_sources=sorted(corroborating_sources or []),
@@ -124,9 +151,22 @@ def score(
     )
 
 
-def decide(scored: Scored, policy: Policy) -> Scored:
+def lines(policy: Policy, model: gate_model.GateModel | None = None) -> tuple[float, float]:
+    """(accept, review) lines in smart mode: the artifact's calibrated thresholds, unless the owner moved the
+    policy's from their defaults (then the owner's values: the Sources page setting wins)."""
+    model = model or gate_model.shipped()
+    custom = (
+        abs(policy.auto_approve_trust - DEFAULT_AUTO_APPROVE) > 1e-9 or abs(policy.review_trust - DEFAULT_REVIEW) > 1e-9
+    )
+    if custom:
+        return policy.auto_approve_trust, policy.review_trust
+    return model.accept_threshold, min(model.review_threshold, model.accept_threshold)
+
+
+def decide(scored: Scored, policy: Policy, *, model: gate_model.GateModel | None = None) -> Scored:
     """Set ``decision`` and ``reason`` from the mode, the score and the judge (gates come after)."""
     cand = scored.candidate
+    accept, review = lines(policy, model)
     if policy.mode == Mode.OFF:
         scored.decision, scored.reason = DROPPED, "mode off"
     elif scored.judge_verdict == "reject":
@@ -135,9 +175,9 @@ def decide(scored: Scored, policy: Policy) -> Scored:
         scored.decision, scored.reason = PENDING, "review mode"
     elif policy.mode == Mode.AUTO:
         scored.decision, scored.reason = ACCEPTED, "auto mode"
-    elif scored.score >= policy.auto_approve_trust:
+    elif scored.score >= accept:
         scored.decision, scored.reason = ACCEPTED, "score above auto-approve"
-    elif scored.score >= policy.review_trust:
+    elif scored.score >= review:
         scored.decision, scored.reason = PENDING, "score in review band"
     else:
         scored.decision, scored.reason = DROPPED, "score below review"
@@ -145,13 +185,23 @@ def decide(scored: Scored, policy: Policy) -> Scored:
         scored.decision, scored.reason = PENDING, "judge deferred"
     if scored.decision == ACCEPTED and cand.capture_confidence < LOW_CAPTURE:
         scored.decision, scored.reason = PENDING, "low capture confidence: " + (", ".join(cand.flags) or "noisy")
-    # The extractor's ceiling (claim shape, see distill.extraction.claims): no bonus lifts a candidate past it.
+    if scored.decision == ACCEPTED:
+        ok, why = _attribution(scored)
+        if not ok:
+            scored.decision, scored.reason = PENDING, f"subject uncertain: {why}"
+    # The extractor's ceiling (hard rules, see distill.extraction): nothing lifts a candidate past it.
     if cand.ceiling == DROPPED:
         scored.decision, scored.reason = DROPPED, f"not a claim: {cand.ceiling_reason}"
     elif cand.ceiling == PENDING and scored.decision == ACCEPTED:
         scored.decision, scored.reason = PENDING, f"review at most: {cand.ceiling_reason}"
     scored.scored_decision = scored.decision
     return scored
+
+
+def _attribution(scored: Scored) -> tuple[bool, str]:
+    if "attribution_ok" in scored.components:
+        return bool(scored.components["attribution_ok"]), str(scored.components.get("attribution_reason", ""))
+    return gate_model.attribution_ok(gate_model.view(scored.candidate))
 
 
 def importance_rank(value: str) -> int:

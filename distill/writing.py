@@ -47,8 +47,7 @@ class PassReport:
     warnings: list[str] = field(default_factory=list)
     extractor: str = ""
     facts: list[str] = field(default_factory=list)  # public ids of the memories this run wrote
-    transcript_id: int | None = None  # set by the wearables task (which transcript the pass was for)
-    siblings_rescored: list[int] = field(default_factory=list)
+    siblings_rescored: list[int] = field(default_factory=list)  # other captures of the same day re-scored after it
 
     @property
     def wrote_anything(self) -> bool:

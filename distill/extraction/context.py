@@ -1,31 +1,17 @@
-"""Claims whose subject is not spelled out at the start of the clause, recovered from the sentence's shape and the
-turns around it. Everything found here is plausible, never certain: the extractor caps it at review.
+"""Claims that rest on two turns: the answer to another speaker's question about the answerer.
 
-- **Implicit first person** (chat ellipsis): "Took a short trip to Lisbon last week", "Been learning the cello",
-  "Still working on the thesis" are the speaker's own statements with the "I" left out. Only a sentence-initial
-  past-tense verb (a form that is not also its base form, so never an imperative like "Put it there"), "been", or
-  an adverb such as "still" before an -ing verb qualify.
-- **Fronted adverbial**: "Last spring I ran a marathon", "At the lab, I mostly run assays": a time or place phrase
-  with no verb of its own before a first-person subject.
-- **First-person possessive predicate**: "Birdwatching is my favourite hobby", "Chess has been my escape since
-  school", "Gardening matters to me": a non-pronoun subject said to be something of the speaker's, or to act on
-  the speaker.
-- **A pronoun resolved to the one person named**: "he's training for a triathlon" right after a turn that named
-  exactly one third party ("Have you met Oskar?").
-- **Answers to questions about the answerer**: yes/no (present or perfect; a past "did you…?" asks about a
-  passing event): "Do you keep bees?" / "Yes, two hives." → "<answerer> keeps bees"; a short verbless answer to
-  a wh-question: "Where did you grow up?" / "Tartu." → "<answerer> grew up in Tartu", "What instrument do you
-  play?" / "The oboe." → "<answerer> plays the oboe", "What's your favourite dish?" / "Ramen." → "<answerer>'s
-  favourite dish is Ramen"; "How long have you been teaching?" / "Twelve years." → "<answerer> has been teaching
-  for twelve years". The same claim screen as any clause applies (media, passing actions, offers).
-- Around all of these: a sarcasm cue counts in its own sentence only, a dash or "and it/she/I …" starts a new
-  clause (see ``text``), and a pronoun near talk about a show, or with an unnamed relative in view, stays
-  unresolved.
+- yes/no and how-long questions (present or perfect; a past "did you…?" asks about a passing event): "Do you keep
+  bees?" / "Yes, two hives." → "<answerer> keeps bees"; "How long have you been teaching?" / "Twelve years." →
+  "<answerer> has been teaching for twelve years";
+- a short verbless answer to a wh-question: "Where did you grow up?" / "Tartu." → "<answerer> grew up in
+  Tartu", "What instrument do you play?" / "The oboe." → "<answerer> plays the oboe", "What's your favourite
+  dish?" / "Ramen." → "<answerer>'s favourite dish is Ramen";
+- ``QUESTIONS``: the everyday questions about a person ("What do you do?", "Where do you live?", "Date of
+  birth?") and how a short answer reads as a statement.
 
-``QUESTIONS`` holds the fixed question templates the extractor tried first ("What do you do?", "Date of birth?").
-
-All cues are grammatical (part-of-speech readings from lemminflect, pronouns, auxiliaries); none names a person,
-place or topic.
+The built sentence goes through the same parse screen as any claim (``parse_claims.not_a_claim``: questions,
+hypotheticals, talk about the moment, offers, figurative speech). The cues are grammatical (auxiliaries,
+pronouns, part-of-speech readings from lemminflect); none names a person, place or topic.
 """
 
 from __future__ import annotations
@@ -35,65 +21,33 @@ import re
 from lemminflect import getAllLemmas, getInflection
 
 from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
-from distill.extraction.claims import _MEDIA, DROP, assess, has_finite_verb, readings
 from distill.extraction.grammar import third_singular
-from distill.extraction.speakers import _KIN
-from distill.extraction.text import _LEAD, _SENTENCE, clean
+from distill.extraction.screens import has_finite_verb, not_a_claim, readings
+from distill.extraction.text import _SENTENCE, clean
 
-IMPLICIT_SUBJECT = "subject left out: the speaker's own statement"
-FRONTED = "time or place phrase before the speaker's statement"
-POSSESSIVE = "described through something of the speaker's"
-RESOLVED = "pronoun resolved to the one person named before"
 ANSWERED = "answer to a question about the answerer"
-
-REVIEW_CONFIDENCE = 0.7  # as a plain statement outside the memorable kinds: review, never accepted
-
-
-def reframe(clause: str, sentence: str, *, has_subject: bool, named: bool) -> tuple[str, str]:
-    """A first-person statement whose "I" is left out, or comes after a fronted phrase, or that describes a
-    subject through something of the speaker's: the clause to read, and why it is only plausible ("" if none)."""
-    if has_subject:
-        return clause, ""
-    restored = implicit_first_person(clause, sentence)
-    if restored:
-        return restored, IMPLICIT_SUBJECT
-    if fronted_first_person(clause):
-        return clause, FRONTED
-    first = clause.split()[0].split("'")[0]
-    if (not named or readings(first) or _gerund(first)) and possessive_predicate(clause):
-        # "Painting's my escape": a capitalised first word that is an English word, not only a name.
-        return clause, POSSESSIVE
-    return clause, ""
+REVIEW_CONFIDENCE = 0.7  # an answer rests on two turns: review, never accepted on this path alone
+# Nouns of media: "What show are you watching?" asks about a screen, not the person.
+_MEDIA = re.compile(r"\b(?:show|series|movie|film|episode|season|podcast|book|song|album|game|channel)s?\b", re.I)
 
 
-def _gerund(word: str) -> bool:
-    """ "Birdwatching", "Kitesurfing": an -ing word the dictionary lacks is an activity, not a person's name."""
-    return len(word) > 6 and word.lower().endswith("ing")
-
-
-def recent_turns(conv: ConversationIn, pos: int, wearer: str) -> tuple[list[str], set[str]]:
-    """The turn at ``pos`` and the three before it, and every speaker's name words (lower case)."""
-    speakers = {wearer.lower()} | {w.lower() for u in conv.utterances for w in u.speaker_name.split()}
-    return [clean(u.text) for u in conv.utterances[max(0, pos - 3) : pos + 1]], speakers
-
-
-def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict, classify):
+def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names: dict, classify):
     """The answer to another speaker's yes/no or how-long question about the answerer ("Do you keep bees?" /
     "Yes, two hives."): a statement about the answerer, for review."""
     asked = conv.utterances[pos - 1] if pos else None
-    if asked is None or (asked.speaker_name == utt.speaker_name and asked.is_wearer == utt.is_wearer):
+    if asked is None or (asked.speaker_name == utt.speaker_name and asked.is_owner == utt.is_owner):
         return None
-    person = "" if utt.is_wearer else names.get(utt.speaker_name, "")
-    if not (utt.is_wearer or person):
+    person = "" if utt.is_owner else names.get(utt.speaker_name, "")
+    if not (utt.is_owner or person):
         return None
     question = _SENTENCE.split(clean(asked.text))[-1]
-    content = answered_question(question, clean(utt.text), wearer if utt.is_wearer else person)
+    content = answered_question(question, clean(utt.text), owner if utt.is_owner else person)
     if not content:
         return None
     kind, _, importance = classify(content)
-    words = {w for w in re.findall(r"[a-z0-9]+", content.lower()) if len(w) > 2} - {(person or wearer).lower()}
+    words = {w for w in re.findall(r"[a-z0-9]+", content.lower()) if len(w) > 2} - {(person or owner).lower()}
     return Candidate(
-        subject="user" if utt.is_wearer else f"person:{person}",
+        subject="user" if utt.is_owner else f"person:{person}",
         predicate=f"{kind or 'other'}:answer",
         args=sorted(words),
         content=content,
@@ -101,7 +55,7 @@ def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: s
         importance=importance if kind else "low",
         extraction_confidence=REVIEW_CONFIDENCE,
         capture_confidence=1.0,
-        attribution="user" if utt.is_wearer else "third_party",
+        attribution="user" if utt.is_owner else "third_party",
         person=person,
         flags=["answer to a question"],
         ceiling="pending_review",
@@ -110,176 +64,6 @@ def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: s
 
 
 # --- implicit first person ------------------------------------------------------------------------------------
-_PRE_ADVERBS = set("just recently finally also still already actually only even never always then once".split())
-_PROGRESSIVE_ADVERBS = {"still", "currently", "now", "also"}
-_CLOSED_NOUNS = set("another that this these those all each every it them some".split())  # lemminflect: NOUN
-_DETERMINER_NEXT = set("a an the my our some two three four five six seven eight nine ten".split())
-
-
-def implicit_first_person(clause: str, sentence: str) -> str:
-    """The clause with its left-out "I" restored ("Took a trip" → "I took a trip"), or "" when it has a subject
-    or is not the start of its sentence (a coordinated clause shares the subject of the clause before)."""
-    head = _LEAD.sub("", sentence.strip()).lstrip(" ,")
-    if not head.startswith(clause[: min(len(clause), 20)]):
-        return ""
-    words = clause.split()
-    if len(words) < 3:
-        return ""
-    i = 0
-    while i < len(words) - 1 and words[i].lower() in _PRE_ADVERBS:
-        i += 1
-    word = re.sub(r"[^A-Za-z']", "", words[i]).lower()
-    nxt = re.sub(r"[^A-Za-z']", "", words[i + 1]).lower() if i + 1 < len(words) else ""
-    rest = _lower_first(clause)
-    if word == "been" and nxt:
-        return f"I've {rest}"
-    if i > 0 and word.endswith("ing") and words[i - 1].lower() in _PROGRESSIVE_ADVERBS and "VERB" in readings(word):
-        return f"I'm {rest}"
-    if _past_only(word) and (not ({"ADJ", "NOUN"} & readings(word)) or nxt in _DETERMINER_NEXT):
-        if "NOUN" in readings(nxt) and nxt not in _DETERMINER_NEXT | _CLOSED_NOUNS:
-            return ""  # "Iced tea please": a participle before a noun is a noun phrase, not a verb and its object
-        return f"I {rest}"
-    return ""
-
-
-def _past_only(word: str) -> bool:
-    """A past-tense verb form that is not also a base form: "took", "started" (not "put", "read", "cut")."""
-    lemmas = getAllLemmas(word).get("VERB", ())
-    if not lemmas or word in lemmas:
-        return False
-    return any(word in getInflection(lemma, tag="VBD") for lemma in lemmas)
-
-
-def _lower_first(text: str) -> str:
-    return text if text[:2] in ("I ", "I'") else text[:1].lower() + text[1:]
-
-
-# --- fronted adverbial ---------------------------------------------------------------------------------------
-_FRONTED = re.compile(
-    r"^(?P<adverbial>[A-Za-z0-9][\w' -]{1,60}?),?\s+(?P<core>(?:i|i'm|i've|i'll|i was)\s+\S.*)$", re.IGNORECASE
-)
-_ADVERBIAL_START = re.compile(
-    r"^(?:last|this|next|on|in|at|over|during|after|before|since|earlier|yesterday|today|recently|lately|back|"
-    r"a (?:few|couple)|every|for|around|(?:one|two|three|four|five|six|seven|eight|nine|ten|a) \w+ ago)\b",
-    re.IGNORECASE,
-)
-_NOT_IN_ADVERBIAL = re.compile(
-    r"\b(?:i|you|he|she|they|we|it|me|him|her|them|us|and|or|but|if|when|because|that|who|which)$|"
-    r"\b(?:you|he|she|they|it|if|unless|when|because|that|who|which)\b",
-    re.IGNORECASE,
-)
-
-
-def fronted_first_person(clause: str) -> bool:
-    """A time or place phrase, with no verb or person of its own, before a first-person subject."""
-    m = _FRONTED.match(clause)
-    if not m:
-        return False
-    adverbial = m.group("adverbial")
-    if not _ADVERBIAL_START.match(adverbial) or _NOT_IN_ADVERBIAL.search(adverbial):
-        return False
-    return len(adverbial.split()) <= 8 and not has_finite_verb(adverbial)
-
-
-# --- possessive predicate ---------------------------------------------------------------------------------------
-_SPEAKER_IN_PREDICATE = re.compile(r"^(?:me\b|(?:[\w'-]+\s+){0,6}?(?:my\s+\w+|to me\b))", re.IGNORECASE)
-_PRONOUN_SUBJECT = re.compile(
-    r"^(?:it|this|that|these|those|he|she|they|there|here|which|what|who|you|we|i|everything|something|"
-    r"nothing|anything|all|one|mine|yours|ours|his|hers|theirs)\b",
-    re.IGNORECASE,
-)
-
-
-def possessive_predicate(clause: str) -> bool:
-    """ "Birdwatching is my favourite hobby", "Gardening matters to me": a (not pronoun, not "your") subject of up
-    to six words, a copula or a present-tense verb, then something of the speaker's or the speaker."""
-    words = clause.split()
-    if not words or _PRONOUN_SUBJECT.match(clause):
-        return False
-    for k in range(1, min(7, len(words) - 1)):
-        subject, verb = words[:k], words[k].lower()
-        if subject[-1].lower().endswith("'s"):
-            subject, verb, k = subject[:-1] + [subject[-1][:-2]], "is", k - 1
-        text = " ".join(subject)
-        first = readings(subject[0])
-        if subject[-1].lower() in _DETERMINER_NEXT or (
-            first and not first - {"VERB"} and not subject[0].lower().endswith("ing")
-        ):
-            return False  # "Appreciate the support…": a verb first is an imperative or a dropped "I", not a subject
-        if (
-            not re.fullmatch(r"[\w' -]+", text)
-            or re.search(r"\b(?:you|your|me|i)\b", text, re.IGNORECASE)
-            or has_finite_verb(text)
-        ):
-            return False
-        if (verb in _COPULAS or _present_verb(verb)) and _SPEAKER_IN_PREDICATE.match(" ".join(words[k + 1 :])):
-            return True  # else the verb may still be a noun of a longer subject ("Long climbs … keep me calm")
-    return False
-
-
-def _present_verb(word: str) -> bool:
-    """A present-tense verb after a noun subject: "matters" (-s form) or "keep" (a base form, plural subject)."""
-    lemmas = getAllLemmas(word).get("VERB", ())
-    if not lemmas or len(word) < 4:
-        return False
-    return word in lemmas or any(word in getInflection(lemma, tag="VBZ") for lemma in lemmas)
-
-
-_COPULAS = set("is was are were has have remains became".split())
-
-
-# --- pronoun resolution -----------------------------------------------------------------------------------------
-_PRONOUN_START = re.compile(r"^(?P<pronoun>he|she)(?P<clitic>'s|'ll|'d)?\b", re.IGNORECASE)
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|^\W+)$")
-# "your sister", "my boss": a person in the window who is not named is a referent too (then "she" is ambiguous).
-_KIN_PHRASE = re.compile(rf"\b(?:my|your|his|her|our|their|the)\s+(?:\w+\s+)?{_KIN}\b", re.IGNORECASE)
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}(?:'s)?(?:\s+[A-Z][a-z]{2,}(?:'s)?)*")
-
-
-def pronoun_subject(clause: str) -> bool:
-    return bool(_PRONOUN_START.match(clause))
-
-
-def resolve_pronoun(window: list[str], exclude: set[str], is_name, *, before: str = "") -> str:
-    """The one person named in ``window`` besides the speakers (``exclude``, lower case), in the last text only
-    before ``before`` (the clause itself); "" when none or several are. A full name folds in its parts ("Dev" and
-    "Dev Kapoor" are one person); a capitalised word at the start of a sentence counts too: doubt only leaves the
-    pronoun unresolved."""
-    texts = list(window)
-    if texts and before and before[:20] in texts[-1]:
-        texts[-1] = texts[-1][: texts[-1].index(before[:20])]
-    if any(_MEDIA.search(text) for text in texts):
-        return ""  # talk about a show or a book: "he" may be a character
-    found: set[str] = {m.group(0).lower() for text in texts for m in _KIN_PHRASE.finditer(text)}
-    for text in texts:
-        for m in _CAPITALISED.finditer(text):
-            words = [w.removesuffix("'s") for w in m.group(0).split()]
-            if _SENTENCE_START.search(text[: m.start()]) and readings(words[0]):
-                words = words[1:]  # "Seventh", "Under": an English word opening a sentence is no name
-            words = [w for w in words if w.lower() not in exclude and is_name(w)]
-            if not words or re.search(
-                rf"\b(?:in|from|to|at|near|into|visiting|around|the|a|an|my|our|this)\s+{words[0]}\b", text, re.I
-            ):
-                continue  # a place or a thing: "back from Tulsa", "the Vasaloppet"
-            found.add(" ".join(words))
-    found = {n for n in found if not any(n != other and n in other.split() for other in found)}
-    one = next(iter(found)) if len(found) == 1 else ""
-    return "" if _KIN_PHRASE.fullmatch(one) else one  # an unnamed relative only makes the pronoun ambiguous
-
-
-def name_pronoun(clause: str, name: str) -> str:
-    """ "he's training for a triathlon" → "Oskar is training for a triathlon"."""
-    m = _PRONOUN_START.match(clause)
-    if not m:
-        return clause
-    clitic = (m.group("clitic") or "").lower()
-    rest = clause[m.end() :]
-    if clitic == "'s":
-        word = rest.split()[0].lower() if rest.split() else ""
-        verb = " has" if word in ("been", "got", "had", "gone", "done", "never", "always") else " is"
-        return f"{name}{verb}{rest}"
-    expanded = {"'ll": " will", "'d": " would", "": ""}[clitic]
-    return f"{name}{expanded}{rest}"
 
 
 # --- answers to yes/no and how-long questions -------------------------------------------------------------------
@@ -326,8 +110,8 @@ def answered_question(question: str, answer: str, name: str) -> str:
     wh = _wh_answer(question.strip(), answer, name)
     if wh:
         rest = wh[len(name) :]
-        shape = assess(wh if rest.startswith("'s") else f"she{rest}", utterance=answer)  # a pronoun: any verb tense
-        return "" if shape is not None and (shape.verdict == DROP or "media" in shape.reason) else wh
+        why = not_a_claim(wh)
+        return "" if why and why != "no claim" else wh
     m = _YES_NO.match(question.strip())
     if not m:
         return ""
@@ -343,8 +127,8 @@ def answered_question(question: str, answer: str, name: str) -> str:
         return ""
     verb, _, tail = rest.partition(" ")
     sentence = _declarative(aux, verb, tail, negative)
-    if not sentence or assess(f"{name} {sentence}", utterance=f"{question} {answer}") is not None:
-        return ""  # media, passing actions, offers...: the same screen as any other claim
+    if not sentence or not_a_claim(f"{name} {sentence}.") not in ("", "no claim"):
+        return ""  # passing actions, offers...: the same screen as any other claim
     return f"{name} {sentence}."
 
 

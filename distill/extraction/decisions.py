@@ -1,7 +1,7 @@
 """Decisions made together, and plans undone later the same day.
 
 One speaker proposes ("Let's move the launch to March"), the other agrees in the next
-turn ("Deal."). When the wearer is one of the two, that is a decision of the wearer's, worth keeping, but the
+turn ("Deal."). When the owner is one of the two, that is a decision of the owner's, worth keeping, but the
 transcript only shows a proposal and a short reply: review, never accepted on this path.
 
 A proposal about the moment ("let's grab a coffee", "let's see", "let's do it") is no decision: a light verb, a
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from distill.extraction import claims
 from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
+from distill.extraction.screens import not_a_claim, readings
 from distill.extraction.text import _LEAD, _SENTENCE, clean
 
 AGREED = "a proposal the other speaker agreed to"
@@ -35,18 +35,18 @@ _LIGHT_VERBS = set(
 _PERSONAL = re.compile(r"\b(?:i|me|my|mine|you|your|yours|he|she|him|her|it|them)\b", re.IGNORECASE)
 
 
-def agreed_proposal(conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict) -> Candidate | None:
-    """ "Let's cancel the Lisbon trip." / "Okay." → "<wearer> and <other> decided to cancel the Lisbon trip."
-    (for review), when the wearer proposed or agreed and the other speaker is in the very next turn."""
+def agreed_proposal(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names: dict) -> Candidate | None:
+    """ "Let's cancel the Lisbon trip." / "Okay." → "<owner> and <other> decided to cancel the Lisbon trip."
+    (for review), when the owner proposed or agreed and the other speaker is in the very next turn."""
     reply = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
-    if reply is None or reply.is_wearer == utt.is_wearer or not _AGREEMENT.match(clean(reply.text)):
+    if reply is None or reply.is_owner == utt.is_owner or not _AGREEMENT.match(clean(reply.text)):
         return None
-    other = reply if utt.is_wearer else utt  # exactly one of the two turns is the wearer's
+    other = reply if utt.is_owner else utt  # exactly one of the two turns is the owner's
     action = _proposed_action(clean(utt.text))
     if not action:
         return None
     partner = names.get(other.speaker_name, "") or "others"
-    content = f"{wearer} and {partner} decided to {action}."
+    content = f"{owner} and {partner} decided to {action}."
     words = {w for w in re.findall(r"[a-z0-9]+", action.lower()) if len(w) > 2}
     return Candidate(
         subject="user",
@@ -76,12 +76,11 @@ def _proposed_action(text: str) -> str:
             continue
         action = re.sub(r"^(?:just|all|both)\s+", "", m.group("rest").strip(" ,")).replace(" our ", " their ")
         words = action.split()
-        if len(words) < 2 or words[0].lower() in _LIGHT_VERBS or "VERB" not in claims.readings(words[0]):
+        if len(words) < 2 or words[0].lower() in _LIGHT_VERBS or "VERB" not in readings(words[0]):
             return ""
         if _PERSONAL.search(action) or re.search(r"[,;]", action):
             return ""  # a pronoun nobody resolved, or a list of afterthoughts: too loose to keep
-        shape = claims.assess(f"we {action}", kind="decision")
-        if shape is not None and shape.verdict == claims.DROP:
+        if not_a_claim(f"We will {action}.") in ("no claim", "is_question", "hypothetical", "momentary"):
             return ""
         return action
     return ""
@@ -101,6 +100,11 @@ def later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str
     return [
         (ci, pos, clean(utt.text)) for ci, conv in enumerate(conversations) for pos, utt in enumerate(conv.utterances)
     ]
+
+
+def cancels(text: str) -> bool:
+    """Does this turn cancel or move something ("we called it off", "let's push it")?"""
+    return bool(_CANCEL.search(text))
 
 
 def cancelled_later(content: str, later: list[str], tokens: Callable[[str], set[str]]) -> bool:

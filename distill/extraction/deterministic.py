@@ -1,12 +1,16 @@
-"""Deterministic, zero-LLM extractor: speaker-aware patterns over pronouns, predicates, modality and context.
+"""Deterministic, zero-LLM extractor: candidate claims from a dependency parse (see ``parse_claims``).
 
-Precision first. A claim becomes a candidate only when a clause is a declarative first-person statement (about
-its speaker), a second-person statement addressed to the wearer (about the wearer), or a "<Name> is/has/…"
-statement, AND its predicate belongs to a lexicon of memorable kinds (health, identity, work, place, ...).
-General linguistic signals then lower confidence so doubtful claims land in review or are dropped:
-hypotheticals and modal hedges, questions, quoted or reported speech (TV shows, "she said"), sarcasm markers and
-laughter in the next turn, plans cancelled later the same day, unresolved speakers, noisy capture, and text
-that reads as an instruction to an AI. Nothing here knows any particular name or sentence.
+Every turn of the day is cleaned of speech-recognition noise (``text.clean``), parsed once in a batch (spaCy,
+``nlp``), and every predicate of every sentence becomes a candidate claim when its subject is a person: the
+speaker ("I", "my …", an omitted "I"), the listener ("you"), a named person, or "he"/"she"/"they" resolved to the
+one person named in the last few turns. The candidate carries the parse features (``Candidate.features``, see
+``base.FEATURES``) the trained gate model scores; ``extraction_confidence`` is a simple prior and ``ceiling``
+only encodes hard rules (questions and hypotheticals are no claims; conditions, quotations, reported speech and
+uncertain subjects are never accepted alone).
+
+Kinds and importance come from small semantic fields (``kinds``); nothing here knows a particular name or
+sentence. Answers to questions across turns, decisions agreed across turns and introductions of a relation
+("This is Marcus. My husband.") are added from the turns around.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from distill.extraction import claims, context, decisions
+from distill.extraction import context, decisions, kinds, nlp
 from distill.extraction.base import (
     Candidate,
     ConversationIn,
@@ -26,12 +30,17 @@ from distill.extraction.base import (
 )
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _name_like, _resolve_speakers
+from distill.extraction.parse_claims import LAUGHTER, Claim, _name_like, claims_from_doc, date_fragment
+from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
-from distill.extraction.text import _LEAD, _QUOTED, _SENTENCE, clauses_with_context, clean, is_time_fragment
-from distill.extraction.text import clauses as clauses  # re-exported
+from distill.extraction.text import _LEAD, _SENTENCE, clean
+from ledger.choices import Status
 
-# --- lexicons -----------------------------------------------------------------------------------------
+DROPPED, PENDING = Status.DROPPED, Status.PENDING_REVIEW  # an extractor ceiling is the most a claim may become
+PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
+OTHER_PRIOR = 0.75  # a plain statement outside those kinds
+OWNER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
+PRONOUN_WINDOW = 3  # turns back in which "he"/"she"/"they" may find the person just named
 STOP = set(
     """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
 did will would can could should may might shall this that these those it its he she they them his her their there
@@ -39,749 +48,586 @@ here who which what when where how so if then than very just about into over als
 i me my mine myself you your we our us im ive ill id youre not no get got gonna going go thing things much lot
 s t ll re ve d m""".split()
 )
-
-# (kind, pattern over the predicate part, base confidence, importance). Order matters: first match wins.
-_KIND_RULES: list[tuple[str, re.Pattern, float, str]] = [
-    (
-        "health",
-        re.compile(
-            r"\b(allerg\w*|epipen|sprain\w*|fractur\w*|surgery|pregnan\w*|diagnos\w*|asthma|diabet\w*|migraine\w*|"
-            r"injur\w*|iron (?:was|is) low|anemi\w*|medication|prescri\w*|therap\w*|due date|chemo\w*|"
-            r"(?:knee|hip|ankle|back) (?:replacement|surgery))\b",
-            re.IGNORECASE,
-        ),
-        0.9,
-        "high",
-    ),
-    (
-        "identity",
-        re.compile(
-            r"\b(my name is|born (?:in|on)|birthday|date of birth|\d+ years old|(?:sixty|fifty|forty|thirty|twenty|seventy)"
-            r"(?:-\w+)? (?:years old)|grew up in|i'm from|is from)\b",
-            re.IGNORECASE,
-        ),
-        0.9,
-        "high",
-    ),
-    (
-        "preference",
-        re.compile(
-            r"\b(vegetarian|vegan|pescatarian|gluten|don't eat|do not eat|never eat|started eating|stopped eating|"
-            r"quit (?:coffee|drinking|smoking|sugar|meat)|hate\w*|can't stand|love\w*|favou?rite|prefer\w*|"
-            r"don't drink|sober)\b",
-            re.IGNORECASE,
-        ),
-        0.85,
-        "normal",
-    ),
-    (
-        "relationship",
-        re.compile(
-            r"\b(my (?:only |little |big |baby |older |younger |oldest |youngest |twin |step)?(?:sister|brother|mom|mother|dad|father|husband|wife|partner|boyfriend|girlfriend|"
-            r"fianc\w*|son|daughter|kids?|children|cousin|aunt|uncle|grand\w+|best friend|roommate|niece|nephew|"
-            r"twins?)|married|engaged|divorc\w*|dating|my (?:sister|brother)-in-law)\b",
-            re.IGNORECASE,
-        ),
-        0.85,
-        "normal",
-    ),
-    (
-        "work",
-        re.compile(
-            r"\b(work(?:s|ed|ing)? (?:at|as|for|in|nights|days)|my job|(?:a|an|the|as)\s+(?:[\w-]+\s+){0,2}(?:designer|engineer|"
-            r"developer|nurse|teacher|doctor|dentist|lawyer|director|manager|lead|founder|contractor|consultant|"
-            r"recruiter|agent|chef|musician|professor|student|intern|treasurer|secretary|president|chair|coordinator|"
-            r"administrator|supervisor|owner|accountant|architect|electrician|plumber|mechanic|paramedic|attorney|analyst|"
-            r"editor|writer|journalist|photographer|pilot|firefighter|officer|librarian|pastor|barista|bartender|"
-            r"cashier|driver|carpenter|programmer|technician|surgeon|physician|midwife|principal|coach|tutor|trainer|"
-            r"instructor|veterinarian|pharmacist|therapist|\w+ologist|\w+ician)\b|hired|promot(?:ed|ion)|retir\w*|parental leave|"
-            r"maternity leave|(?:my|her|his|paternity|medical) leave|night shifts?|nights|gig|mba|startup|acting lead|leading design|quit my job|new job)",
-            re.IGNORECASE,
-        ),
-        0.85,
-        "normal",
-    ),
-    (
-        "place",
-        re.compile(
-            r"\b(li(?:ve|ves|ved|ving) in|moved? (?:to|into|out|up to|in)|moving (?:to|into|out)|my (?:lease|apartment|"
-            r"place|house|building|landlord|neighbou?rhood)|the lease|rent is|signing the lease|applied for a place|"
-            r"i'm in (?-i:[A-Z])\w+)",
-            re.IGNORECASE,
-        ),
-        0.85,
-        "normal",
-    ),
-    (
-        "decision",
-        re.compile(
-            r"\b(decided|decision|let's (?:cut|do|go with|cancel|push|move|drop|keep|just)|we're going with|"
-            r"i want (?:to cut|the \w+ to be)|the plan is|we'll go with)\b",
-            re.IGNORECASE,
-        ),
-        0.8,
-        "normal",
-    ),
-]
-
-_COMMITMENT = re.compile(
-    r"\b(?:i'll|i will|i'm gonna|i am going to|i'm going to|i promise to)\b.*\b(?:to you|for you|you|by (?:monday|"
-    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|end of (?:day|week)|the \w+|next \w+))",
-    re.IGNORECASE,
-)
-_PLAN = re.compile(
-    r"\b(i'll|i will|we'll|i'm gonna|we're gonna|going to|(?:i'm|we're) (?:coming|flying|moving|starting|leaving|seeing|"
-    r"visiting|taking|doing|booking|signing|registered)|plan(?:ning)? to|starting|starts?|"
-    r"i fly|we fly|booked|registered|signed up|moved (?:it|the \w+) to|pushed (?:it|the \w+) to|rescheduled|"
-    r"postponed)\b",
-    re.IGNORECASE,
-)
-_LIFE_EVENT = re.compile(
-    r"\b(?:i'm|i am|we're|we are|he's|she's)\s+(?:adopting|training for|getting married|having a baby|expecting|"
-    r"retiring|quitting|joining|leaving (?:for|the|my)|selling|buying|starting (?:the|a|my|an)|learning|studying)\b",
-    re.IGNORECASE,
-)
-_TIME = re.compile(
-    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next (?:week|month|year|\w+day)|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"\w+(?:st|nd|rd|th)\b|weekend|this week|in the fall|in the spring|summer|winter)\b",
-    re.IGNORECASE,
-)
-
-# A calendar-specific detail: a month with a day, or an ordinal day of the month ("the twenty-first", "July 6th").
-_ORDINAL_DAY = (
-    r"(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
-    r"thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|"
-    r"twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[- ]first)"
-)
-_MONTH = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
-_SPECIFIC_DATE = re.compile(
-    rf"\b(?:{_MONTH}\s+(?:the\s+)?(?:{_ORDINAL_DAY}|\d{{1,2}})|(?:on|by|the)\s+(?:the\s+)?{_ORDINAL_DAY}(?!\s+(?:time|floor|one|thing|grade)))\b",
-    re.IGNORECASE,
-)
-_SPECIFIC_CONFIDENCE = 0.9
-GENERAL_STATEMENT = 0.7
-# Conversation-management verbs: "I think…", "I mean…", "I told you…" are about the talk, not the person.
-_TALK_VERBS = re.compile(
-    r"^(?:i|we|you)(?:'m|'ve|'ll|'d)?\s+(?:\w+\s+)?(?:think|thought|guess|mean|meant|know|knew|feel|felt|hope|"
-    r"remember|forgot|say|said|told|tell|see|saw|bet|agree|suppose|wonder|wondered|believe|understand|get|"
-    r"got(?!\s+(?:a|an|my|our|the|into|another|new|lots|plenty|some|two|three|four|five|several|\w+ed)\b)|"
-    r"heard|hear|sorry|glad|happy|excited|sure|good|fine|okay|ok|right|back|here|there|done|ready|kidding|joking)\b",
-    re.IGNORECASE,
-)
-
-
-def _plain_statement(clause: str, *, short_ok: bool = False) -> bool:
-    if _TALK_VERBS.match(clause) or _HEDGE.search(clause) or _HYPOTHETICAL.search(clause):
-        return False
-    # Two content words are enough for a habit or state ("I keep bees", "Gardening matters to me").
-    least = 2 if short_ok or claims.habitual_present(clause) else 3
-    if len(_content_tokens(clause)) < least or not claims.has_finite_verb(clause):
-        return False
-    shape = claims.assess(clause)
-    return shape is None or shape.verdict == claims.REVIEW  # capped at review either way
-
-
-# Caps on extraction confidence from the claim's shape (see claims.assess): with the default source trust 0.8
-# and thresholds 0.7 / 0.45, PLAUSIBLE_CAP lands in review and NOT_A_CLAIM is dropped.
-NOT_A_CLAIM = 0.1
-NOT_A_CLAIM_FLAG = "not a claim: "
-PLAUSIBLE_CAP = 0.8
-UNSURE_SPEAKER_CAP = 0.85
-WEARER_GUESS = 0.5  # below this conversation-level wearer confidence, first-person "I" is not trusted as the wearer
-
-# Signals that lower confidence. Each is (flag, pattern, multiplier).
-_HYPOTHETICAL = re.compile(
-    r"\b(if|imagine|suppose|supposing|would|wouldn't|i'd|we'd|you'd|could|someday|one day|in theory|wish|"
-    r"if i ever|what if|unless)\b",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(
-    r"\b(maybe|perhaps|probably|might|i guess|i think|i don't know|hopefully|not sure|kind of|sort of|possibly|"
-    r"eventually|thinking about|considering)\b",
-    re.IGNORECASE,
-)
-_SARCASM = re.compile(
-    r"\b(?:my favou?rite thing in the world|best thing ever|in the world|new career|yeah right|sure i am|"
-    r"so much fun|can't wait to|i'm gonna win|(?:i'm|i am|we're) (?:basically|totally|officially|literally|"
-    r"clearly|obviously)|watch\.)|^oh,? i (?:just )?love|^(?:ha|haha|hah)\b",
-    re.IGNORECASE,
-)
-_LAUGH = re.compile(r"^(?:ha\b|haha|hah|lol|lmao|right,? sure|sure,? sure|yeah,? right|okay,? sure)", re.IGNORECASE)
-_REPORTED = re.compile(
-    r"\b(says|said|told me|told her|told him|according to|quote|quoting|season|episode|the show|the movie|"
-    r"the book|character|captain|chef \w+ says)\b",
-    re.IGNORECASE,
-)
-_NEGATED_PLAN = re.compile(r"\b(not gonna|not going to|won't|will not|never gonna)\b", re.IGNORECASE)
-_FIRST_PERSON = re.compile(
-    r"^(i|i'm|i am|i've|i have|i'll|i will|i was|my|we|we're|we've|we'll|we were|our)\b", re.IGNORECASE
-)
-_SECOND_PERSON = re.compile(r"^(you're|you are|you'll|you will|you've|you have|you were|your)\b", re.IGNORECASE)
-_NAMED_SUBJECT = re.compile(
-    r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:'s| is| has| was| will| works| lives| moved| got| starts| started| "
-    r"just| finally| already)\b"
-)
-
-
-_SPEAKER_WORD = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+# Verbs that manage the talk rather than state anything ("I mean", "you know", "I see"), when they have no object.
+_TALK_VERBS = {"mean", "know", "see", "guess", "think", "say", "tell", "agree", "bet", "wonder", "get", "go", "come",
+               "hear", "remember", "forget", "understand", "suppose", "believe", "hope", "feel", "look", "kid", "joke",
+               "do", "try", "wait", "talk", "ask", "thank", "sorry", "love", "like", "hate"}  # fmt: skip
+_VAGUE_OBJECTS = {"it", "that", "this", "them", "those", "these", "one", "ones", "so", "there", "here", "something",
+                  "anything", "everything", "nothing", "stuff", "thing"}  # fmt: skip
 
 
 def _content_tokens(text: str) -> set[str]:
     return {t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP and len(t) > 1}
 
 
-# --- rendering ----------------------------------------------------------------------------------------
-def render(clause: str, name: str, person: str, *, speaker: str = "", addressee: str = "") -> str:
-    """Rewrite a first/second-person clause in the third person about ``name`` (see ``grammar.third_person``)."""
-    return third_person(clause, name, person, speaker=speaker, addressee=addressee)
+def classify_text(text: str) -> tuple[str | None, str, dict]:
+    """(kind or None, importance, parse features) of a free text (a provider's own memory), from its first
+    claim; no claim at all gives (None, "low", {})."""
+    docs = nlp.parse_with_entities([clean(text)])
+    found = claims_from_doc(docs[0]) if docs else []
+    if not found:
+        return None, "low", {}
+    kind, importance = kinds.classify(found[0].features)
+    return kind, importance, dict(found[0].features)
 
 
-def _addressee_of(utt: UtteranceIn, conv: ConversationIn, wearer: str, names: dict) -> str:
-    """Who "you" is in a first-person clause: the wearer when someone else speaks to them, else the one other
-    named person of the conversation (empty when there are several or none)."""
-    if not utt.is_wearer:
-        return wearer
-    others = {names.get(u.speaker_name, "") for u in conv.utterances if not u.is_wearer}
-    others.discard("")
-    return next(iter(others)) if len(others) == 1 else ""
+def _classify(text: str, skip: tuple[str, ...] = ()) -> tuple[str | None, float, str]:
+    """(kind or None, prior, importance) of a short answer's text (``context.yes_no_candidate``)."""
+    kind, importance, _ = classify_text(text)
+    if kind is None or kind in skip:
+        return None, 0.0, "low"
+    return kind, PRIOR, importance
 
 
-# --- the extractor ------------------------------------------------------------------------------------
+class _Turn:
+    """One turn with its cleaned text and parse."""
+
+    __slots__ = ("utt", "text", "doc", "pos", "order")
+
+    def __init__(self, utt: UtteranceIn, text: str, pos: int):
+        self.utt, self.text, self.pos, self.doc, self.order = utt, text, pos, None, -1
+
+
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "1.1"
+    VERSION = "2.9"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
-        wearer = (day.wearer_name or "The user").split()[0]
-        later_texts = decisions.later_texts(day.conversations)
-        for ci, conv in enumerate(day.conversations):
-            names = _resolve_speakers(conv, wearer)
-            for pos, utt in enumerate(conv.utterances):
-                later = [t for (c, p, t) in later_texts if (c, p) > (ci, pos)]
-                for cand in self._from_utterance(conv, pos, utt, wearer, names, later):
-                    result.candidates.append(cand)
+        owner = (day.owner_name or "The user").split()[0]
+        convs = [[_Turn(u, clean(u.text), p) for p, u in enumerate(c.utterances)] for c in day.conversations]
+        turns = [t for c in convs for t in c if t.text]
+        for turn, doc in zip(turns, nlp.parse(t.text for t in turns), strict=True):
+            turn.doc = doc
+        nlp.sentence_entities((t.doc, _claim_sentences(t.doc)) for t in turns if t.doc is not None)
+        # Turns of the day that cancel or move something, in order: a plan is doubtful when one comes later.
+        flat = [t for c in convs for t in c]
+        order = {id(t): k for k, t in enumerate(flat)}
+        for k, t in enumerate(flat):
+            t.order = k
+        cancels = [(k, t.text) for k, t in enumerate(flat) if t.text and decisions.cancels(t.text)]
+        for conv, cturns in zip(day.conversations, convs, strict=True):
+            names = _resolve_speakers(conv, owner)
+            for turn in cturns:
+                if not turn.text or turn.doc is None:
+                    continue
+                k = order[id(turn)]
+                later = [(j, text) for j, text in cancels if j > k]
+                result.candidates.extend(self._from_turn(conv, cturns, turn, owner, names, later))
         return result
 
-    def _from_utterance(self, conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict, later):
-        text = clean(utt.text)
-        if not text:
-            return []
-        last_index = utt.index
-        follow = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
-        if follow and follow.speaker_name == utt.speaker_name and follow.is_wearer == utt.is_wearer:
-            # A statement finished in the speaker's next fragment: "I'm flying out." / "The ninth to the twelfth."
-            head = _SENTENCE.split(clean(follow.text))[0].strip(" .,!")
-            if head and is_time_fragment(head) and not text.rstrip().endswith("?"):
-                head = head[:1].lower() + head[1:] if head[:4].lower() == "the " else head
-                text = f"{text.rstrip(' .!')}, {head}."
-                last_index = follow.index
-        injected = looks_like_injection(utt.text)
-        capture = _capture_confidence(utt.text, text)
-        nxt = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
-        prev = conv.utterances[pos - 1] if pos > 0 else None
-        laughed_at = bool(nxt and nxt.is_wearer != utt.is_wearer and _LAUGH.match(clean(nxt.text)))
-        whole_quoted = bool(_QUOTED.search(utt.text))
-        out = []
-        wearer_guess = utt.is_wearer and conv.wearer_confidence < WEARER_GUESS
-        found = []
-        sentences = _SENTENCE.split(text)
-        recent = context.recent_turns(conv, pos, wearer)
-        for clause, question, conditional in clauses_with_context(text):
-            sentence = next((s for s in sentences if clause[:24] in s), clause)
-            cand = self._from_clause(
-                clause,
-                question,
-                utt,
-                prev,
-                nxt,
-                wearer,
-                names,
-                wearer_guess=wearer_guess,
-                sentence=sentence,
-                addressee=_addressee_of(utt, conv, wearer, names),
-                recent=recent,
-            )
+    # --- one turn -------------------------------------------------------------------------------------------
+    def _from_turn(self, conv, cturns, turn: _Turn, owner: str, names, later) -> list[Candidate]:
+        utt, pos = turn.utt, turn.pos
+        nxt = cturns[pos + 1] if pos + 1 < len(cturns) else None
+        reply_docs = [nxt.doc] if nxt is not None and nxt.doc is not None and _other(nxt.utt, utt) else []
+        ctx = _TurnContext(conv, cturns, turn, owner, names)
+        found: list[Candidate] = []
+        same = nxt is not None and nxt.doc is not None and not _other(nxt.utt, utt)
+        for claim in claims_from_doc(turn.doc, reply_docs):
+            _complete_with_date(claim, turn.doc, nxt.doc if same else None)
+            cand = self._from_claim(claim, ctx)
             if cand is not None:
-                found.append((cand, conditional))
-                twin = _relation_twin(cand, wearer)
-                if twin is not None:
-                    found.append((twin, conditional))
-        qa = self._from_answer(conv, pos, utt, wearer, names) or context.yes_no_candidate(
-            conv, pos, utt, wearer, names, _classify
-        )
-        if qa is not None:
-            found.append((qa, False))
-        agreed = decisions.agreed_proposal(conv, pos, utt, wearer, names)
-        if agreed is not None:
-            found.append((agreed, False))
-        for intro in self._from_introduction(text, utt, wearer, names, wearer_guess=wearer_guess):
-            found.append((intro, False))
-        for cand, conditional in found:
-            if conditional:
-                # An open condition on a plain clause ("if it goes through, I'm moving on the 20th") is a real
-                # but unconfirmed plan: review. Counterfactuals ("I'd ...") are already cut as hypothetical.
-                cand.extraction_confidence *= 0.7
-                cand.flags.append("conditional")
+                found.append(cand)
+        found += self._from_context(conv, cturns, turn, owner, names)
+        injected = looks_like_injection(utt.text)
+        capture = _capture_confidence(utt.text, turn.text)
+        laughed = bool(reply_docs) and _laughs(reply_docs[0])
+        out = []
+        for cand in found:
+            cand.capture_confidence = INJECTION_CAPTURE_CONFIDENCE if injected else capture
             if injected:
-                cand.capture_confidence = INJECTION_CAPTURE_CONFIDENCE
                 cand.flags.append("instruction-like text")
-            else:
-                cand.capture_confidence = capture
-            if laughed_at:
-                cand.extraction_confidence *= 0.5
-                cand.flags.append("laughed at")
-            if whole_quoted and _REPORTED.search(utt.text):
-                cand.extraction_confidence *= 0.3
-                cand.flags.append("near quoted speech")
+            f = cand.features
+            f["injection_like"] = injected
+            f["capture_confidence"] = cand.capture_confidence
+            f["laughed_at"] = laughed
+            f["turn_position"] = round(pos / max(len(cturns) - 1, 1), 3)
+            f["turn_index"] = pos
+            f["speaker_is_owner"] = bool(utt.is_owner)
+            f["turn_n_tokens"] = len(turn.doc)
+            f["prev_turn_question"] = bool(pos and cturns[pos - 1].text.rstrip().endswith("?"))
             # The reply that agreed to a proposal is part of it, not a later change of mind.
-            after = later[1:] if cand.ceiling_reason == decisions.AGREED else later
-            if cand.kind in ("plan", "commitment", "decision") and decisions.cancelled_later(
+            reply = order_of_next(cturns, pos) if cand.ceiling_reason == decisions.AGREED else -1
+            after = [text for j, text in later if j != reply]
+            cancelled = cand.kind in ("plan", "commitment", "decision") and decisions.cancelled_later(
                 cand.content, after, _content_tokens
-            ):
+            )
+            f["cancelled_later"] = cancelled
+            if cancelled:
                 cand.extraction_confidence *= 0.4
                 cand.flags.append("cancelled later the same day")
             cand.extraction_confidence = round(min(cand.extraction_confidence, 0.99), 3)
-            cand.evidence = Evidence(first_index=utt.index, last_index=last_index, quote=utt.text)
+            last = nxt.utt.index if f.get("date_from_next_turn") and nxt is not None else utt.index
+            cand.evidence = Evidence(first_index=utt.index, last_index=last, quote=utt.text)
             cand.valid_from = conv.started_at
             cand.extractor, cand.extractor_version = self.ID, self.VERSION
             out.append(cand)
         return out
 
-    def _from_introduction(self, text: str, utt: UtteranceIn, wearer: str, names: dict, *, wearer_guess=False):
-        """ "This is Marcus. My husband." / "Meet my sister, Ines": the speaker introducing a relation, a fact
-        about the speaker (and, mirrored, about the person introduced)."""
-        m = _INTRODUCTION.search(text)
-        if not m:
-            return []
-        name = m.group("name1") or m.group("name2")
-        relation = (m.group("rel1") or m.group("rel2")).lower()
-        if name.split()[0] in _NOT_NAMES or name.split()[0].lower() == wearer.lower():
-            return []
-        if utt.is_wearer:
-            attribution, person, speaker = "user", "", wearer
-        else:
-            person = names.get(utt.speaker_name, "")
-            if not person:
-                return []
-            attribution, speaker = "third_party", person
-        if name.split()[0] == speaker.split()[0]:
-            return []
-        content = f"{speaker}'s {relation} is {name}."
-        sure = (utt.is_wearer and not wearer_guess) or utt.speaker_name in getattr(names, "sure", ())
-        cand = Candidate(
-            subject="user" if attribution == "user" else f"person:{person}",
-            predicate="relationship:introduced",
-            args=sorted(_content_tokens(f"{relation} {name}")),
-            content=content,
-            kind="relationship",
-            importance="normal",
-            extraction_confidence=0.9 if sure else 0.85,
-            capture_confidence=1.0,
-            attribution=attribution,
-            person=person,
-            flags=["introduction"],
+    def _from_claim(self, claim: Claim, ctx: _TurnContext) -> Candidate | None:
+        f = dict(claim.features)
+        if _not_a_statement(claim):
+            return None
+        who = ctx.subject(claim)
+        if who is None:
+            return None
+        content = _render(claim, who, ctx)
+        if len(_content_tokens(content) - {w.lower() for w in who.display.split()}) < 1:
+            return None
+        kind, importance = kinds.classify({**f, "grammatical_person": who.grammatical}, subject_relation=who.relation)
+        f.update(
+            subject_type=who.subject_type,
+            attribution_confidence=who.confidence,
+            grammatical_person=who.grammatical,
+            subject_relation=who.relation,
+            subject_plural=claim.subject_kind == "first_plural",
+            answer_to_question=False,
+            kind=kind,
+            importance=importance,
         )
-        twin = replace(
-            cand,
-            subject=f"person:{name}",
-            attribution="third_party",
-            person=name,
-            content=f"{name} is {speaker}'s {relation}.",
-            flags=["introduction"],
-        )
-        return [cand, twin]
-
-    def _from_answer(self, conv: ConversationIn, pos: int, utt: UtteranceIn, wearer: str, names: dict):
-        """A short answer to another speaker's question about the answerer ("What do you do?" / "ER nurse.",
-        "Date of birth?" / "March fourth, ninety-five.") is a statement about the answerer."""
-        if pos == 0:
-            return None
-        asked = conv.utterances[pos - 1]
-        if asked.speaker_name == utt.speaker_name and asked.is_wearer == utt.is_wearer:
-            return None
-        question = clean(asked.text)
-        if not question.rstrip().endswith("?"):
-            return None
-        rule = next((r for r in context.QUESTIONS if r[0].search(question)), None)
-        if rule is None:
-            return None
-        _, template, kind, importance = rule
-        answer = _SENTENCE.split(clean(utt.text))[0].strip(" .!,")
-        answer = _LEAD.sub("", answer).strip(" .!,")
-        words = answer.split()
-        if not words or len(words) > 6 or answer.endswith("?") or context.ANSWER_NOT_NP.match(answer):
-            return None
-        if utt.is_wearer:
-            attribution, person = "user", ""
-        else:
-            person = names.get(utt.speaker_name, "")
-            attribution = "third_party" if person else "unknown"
-        name = wearer if attribution == "user" else (person or "Someone")
-        content = template.format(
-            name=name, answer=answer[:1].lower() + answer[1:] if kind == "work" and not answer[:2].isupper() else answer
-        )
-        confidence = 0.75 * (0.6 if attribution == "unknown" else 1.0)
-        subject = "user" if attribution == "user" else (f"person:{person}" if person else "unknown")
+        confidence, flags = _prior(f, who)
+        ceiling, reason = _ceiling(f, who)
         return Candidate(
-            subject=subject,
-            predicate=f"{kind}:answer",
-            args=sorted(_content_tokens(answer)),
+            subject=who.subject,
+            predicate=f"{kind}:{f.get('predicate', 'statement').replace(' ', '_')}",
+            args=sorted(_content_tokens(content) - {who.display.lower()}),
             content=content,
             kind=kind,
             importance=importance,
             extraction_confidence=confidence,
             capture_confidence=1.0,
-            attribution=attribution,
-            person=person,
-            flags=["answer to a question"] + (["speaker not identified"] if attribution == "unknown" else []),
-        )
-
-    def _from_clause(
-        self,
-        clause,
-        question,
-        utt,
-        prev,
-        nxt,
-        wearer,
-        names,
-        wearer_guess=False,
-        sentence="",
-        addressee="",
-        recent=None,
-    ) -> Candidate | None:
-        if question or len(clause) < 8:
-            return None
-        clause, reframed = context.reframe(
-            clause,
-            sentence,
-            has_subject=bool(_FIRST_PERSON.match(clause) or _SECOND_PERSON.match(clause)),
-            named=bool(_NAMED_SUBJECT.match(clause)),
-        )
-        if _FIRST_PERSON.match(clause) or reframed:
-            grammatical = "first"
-            if utt.is_wearer:
-                attribution, person = "user", ""
-            else:
-                person = names.get(utt.speaker_name, "")
-                attribution = "third_party" if person else "unknown"
-        elif _SECOND_PERSON.match(clause) and utt.is_wearer:
-            # The wearer telling someone named in the same turn about themselves: "Ada, you're my only sister".
-            addressee = _addressee(utt.text, wearer)
-            if not addressee:
-                return None
-            grammatical, attribution, person = "second", "third_party", addressee
-        elif _SECOND_PERSON.match(clause) and not utt.is_wearer:
-            # "you" is the wearer only when the wearer is part of the exchange (adjacent turn or named).
-            addressed = (prev and prev.is_wearer) or (nxt and nxt.is_wearer) or wearer.lower() in utt.text.lower()
-            if not addressed:
-                return None
-            grammatical, attribution, person = "second", "user", ""
-        elif recent is not None and context.pronoun_subject(clause):
-            # "he's training for a triathlon" after a turn that named one other person: about that person.
-            person = context.resolve_pronoun(*recent, lambda w: _name_like(w) and w.lower() not in STOP, before=clause)
-            speaker = wearer if utt.is_wearer else names.get(utt.speaker_name, "")
-            if not person or (re.search(r"\b(?:i|me|my|mine)\b", clause, re.I) and not speaker):
-                return None
-            clause, reframed = context.name_pronoun(clause, person), context.RESOLVED
-            if re.search(r"\b(?:i|me|my|mine)\b", clause, re.I):
-                clause = render(clause, speaker, "first")  # "she offered me Thursdays" → "… offered Theo Thursdays"
-            grammatical, attribution = "third", "third_party"
-        else:
-            m = _NAMED_SUBJECT.match(clause)
-            if not m or m.group(1).split()[0] in _NOT_NAMES:
-                return None
-            grammatical = "third"
-            if m.group(1).split()[0].lower() == wearer.lower():
-                attribution, person = "user", ""
-            else:
-                attribution, person = "third_party", m.group(1)
-            if _SPEAKER_WORD.search(clause):
-                # "Dana is my sister": the speaker's words point at the speaker, who must be known.
-                if not (wearer if utt.is_wearer else names.get(utt.speaker_name, "")):
-                    return None
-
-        kind, confidence, importance = _classify(clause)
-        if kind == "relationship" and not _RELATION_FACT.search(clause):
-            # "I took my kids to the park": a relative mentioned in passing, not a fact about the relation.
-            kind, confidence, importance = _classify(clause, skip=("relationship",))
-        if kind == "preference" and not _preference_is_predicate(clause):
-            # "my love for dance", "lots of love": the word is a noun here, not the speaker's taste.
-            kind, confidence, importance = _classify(clause, skip=("preference",))
-        if (
-            kind is None
-            and (grammatical in ("first", "second") or reframed)
-            and _plain_statement(clause, short_ok=reframed == context.POSSESSIVE)
-        ):
-            # Outside the lexicon of memorable kinds, a plain, well-formed statement about a person is still a
-            # plausible fact: it waits in review, never accepted on this path alone.
-            kind, confidence, importance = "other", GENERAL_STATEMENT, "low"
-        if kind is None:
-            return None
-        flags: list[str] = []
-        shape = claims.assess(clause, sentence=sentence, utterance=clean(utt.text), kind=kind)
-        display_name = wearer if attribution == "user" else (person or "Someone")
-        if grammatical == "second" and attribution == "third_party":
-            content = render(clause, person, "second", speaker=wearer)
-            relation = _MY_RELATION.search(clause)
-            if kind == "relationship" and relation:
-                # "Ada, you're my only sister": the wearer's own relation, a fact about the wearer (the extractor
-                # adds the mirror fact about the other person, see _relation_twin).
-                content = f"{wearer}'s {relation.group(0)[3:]} is {person}."
-                flags.append(f"{RELATION_FLAG}{person}")
-                attribution, person, display_name = "user", "", wearer
-        else:
-            speaker = wearer if utt.is_wearer else names.get(utt.speaker_name, "")
-            content = (
-                render(clause, display_name, grammatical, speaker=speaker, addressee=addressee)
-                if grammatical != "third"
-                else render(clause, speaker, "first")
-                if _SPEAKER_WORD.search(clause)
-                else _sentence(clause)
-            )
-        name_tokens = {w.lower() for w in display_name.split()}
-        short_ok = kind in _SELF_STATEMENT_KINDS and claims.has_finite_verb(clause)
-        if len(_content_tokens(content) - name_tokens) < (1 if short_ok else 2):
-            return None  # "Wendell is vegan" says something; "Wendell is going" does not
-
-        # Who "I" is, known for sure: the wearer (device flag, not a guess), or a speaker the provider named or
-        # who introduced themselves. A name only inferred from how others address them is weaker.
-        sure_speaker = (utt.is_wearer and not wearer_guess) or (
-            not utt.is_wearer and attribution == "third_party" and utt.speaker_name in getattr(names, "sure", ())
-        )
-        durable = utt.is_wearer or kind in _DURABLE_KINDS or (kind == "work" and _ROLE_STATEMENT.match(clause))
-        if (
-            grammatical == "first"
-            and sure_speaker
-            and durable
-            and kind in _SELF_STATEMENT_KINDS
-            and " we" not in f" {clause.lower()}"
-        ):
-            # Someone saying it about themselves, plainly: the strongest evidence a transcript gives.
-            confidence = max(confidence, 0.9)
-        if (
-            grammatical == "first"
-            and kind in ("plan", "commitment")
-            and sure_speaker
-            and not re.match(r"^(we|we're|we've|we'll|our)\b", clause, re.IGNORECASE)
-            and _SPECIFIC_DATE.search(clause)
-        ):
-            # A speaker's own plain plan pinned to a calendar date is specific, not small talk ("I'll be back
-            # tonight"); every doubt signal below (hedge, hypothetical, cancelled later, laughter) still applies.
-            confidence = max(confidence, _SPECIFIC_CONFIDENCE)
-            flags.append("specific date")
-        if _OPINION_LEAD.match(clause):
-            flags.append("the speaker's opinion")  # "I feel it's important to…": review at most (ceiling below)
-        if _HYPOTHETICAL.search(clause):
-            confidence *= 0.3
-            flags.append("hypothetical")
-        if kind == "preference" and _VAGUE_OBJECT.search(clause):
-            confidence *= 0.6
-            flags.append("vague object")
-        if _parallel_banter(clause, utt.text):
-            confidence *= 0.5
-            flags.append("parallel banter")
-        if _HEDGE.search(clause):
-            confidence *= 0.6
-            flags.append("hedged")
-        if _SARCASM.search(clause) or _SARCASM.search(sentence or clause) or _SARCASM.match(clean(utt.text)):
-            confidence *= 0.4
-            flags.append("sarcasm marker")
-        if _REPORTED.search(clause):
-            confidence *= 0.5
-            flags.append("reported speech")
-        if _NEGATED_PLAN.search(clause) and kind in ("plan", "commitment"):
-            confidence *= 0.5
-            flags.append("negated plan")
-        if grammatical == "second":
-            confidence *= 0.92
-        if grammatical == "third":
-            confidence *= 0.85
-        if attribution == "unknown":
-            confidence *= 0.6
-            flags.append("speaker not identified")
-        if wearer_guess and grammatical in ("first", "third"):
-            # The device only guessed which voice is the wearer's: "I" may be somebody else.
-            confidence *= 0.8
-            flags.append("wearer uncertain")
-        if grammatical == "first" and re.match(r"^(we|we're|we've|we'll|our)\b", clause, re.IGNORECASE):
-            confidence *= 0.85
-        ceiling, ceiling_reason = (
-            ("pending_review", "a plain statement outside the memorable kinds")
-            if (kind == "other" and confidence == GENERAL_STATEMENT)
-            else ("", "")
-        )
-        if attribution == "third_party" and grammatical == "first" and not sure_speaker:
-            # Named only from how others address them: plausible, never certain enough to accept alone.
-            confidence = min(confidence, UNSURE_SPEAKER_CAP)
-            ceiling, ceiling_reason = "pending_review", "speaker named only by how others address them"
-        if attribution == "unknown":
-            ceiling, ceiling_reason = "pending_review", "speaker not identified"
-        if reframed and ceiling != "dropped":
-            ceiling, ceiling_reason = "pending_review", reframed
-        elif _OPINION_LEAD.match(clause) and ceiling != "dropped":
-            ceiling, ceiling_reason = "pending_review", "the speaker's opinion"
-        if shape is not None:
-            cap = NOT_A_CLAIM if shape.verdict == claims.DROP else PLAUSIBLE_CAP
-            confidence = min(confidence, cap)
-            flags.append(f"{NOT_A_CLAIM_FLAG}{shape.reason}" if shape.verdict == claims.DROP else shape.reason)
-            if shape.verdict == claims.DROP or not ceiling:
-                ceiling = "dropped" if shape.verdict == claims.DROP else "pending_review"
-                ceiling_reason = shape.reason
-        subject = "user" if attribution == "user" else (f"person:{person}" if person else "unknown")
-        predicate_words = [w for w in re.findall(r"[a-z']+", clause.lower()) if w not in STOP][:2]
-        return Candidate(
-            subject=subject,
-            predicate=f"{kind}:{'_'.join(predicate_words) or 'statement'}",
-            args=sorted(_content_tokens(content) - {display_name.lower()}),
-            content=content,
-            kind=kind,
-            importance=importance,
-            extraction_confidence=confidence,
-            capture_confidence=1.0,
-            attribution=attribution,
-            person=person,
+            attribution=who.attribution,
+            person=who.person,
             flags=flags,
             ceiling=ceiling,
-            ceiling_reason=ceiling_reason,
+            ceiling_reason=reason,
+            features=f,
         )
 
-
-_RELATION_FACT = re.compile(
-    r"\b(?:married|engaged|divorc\w*|dating|widow\w*)\b|^(?:my|our) [\w -]{2,30}? (?:is|are|was|were|'s|lives?|works?|"
-    r"moved|has|have|had|just|got|turned|passed)\b|\bmy (?:\w+ )?(?:sister|brother|mom|mother|dad|father|husband|wife|"
-    r"partner|son|daughter|aunt|uncle|cousin|grand\w+)'s\b|"
-    r"\b(?:have|has|had|got|'ve|is|are|'m|'s|'re|am|was|were) (?:got )?(?:a |an |"
-    r"two |three |four |five |\d+ |my |no |one |twin )?(?:\w+ )?(?:sister|brother|mom|mother|dad|father|husband|wife|partner|"
-    r"boyfriend|girlfriend|fianc\w*|sons?|daughters?|kids?|children|cousins?|aunts?|uncles?|grand\w+|best friend|"
-    r"roommates?|nieces?|nephews?|twins?|siblings?)\b",
-    re.IGNORECASE,
-)
-_PRONOUN_HEAD = re.compile(r"\b(?:i'm|you're|we're|he's|she's|they're|i am|you are)\s+(\w+(?:\s+\w+)?)", re.IGNORECASE)
-
-
-_OPINION_LEAD = re.compile(r"^(?:i|we)\s+(?:really\s+|just\s+|still\s+)?(?:feel|felt|think|believe|guess)\b", re.I)
-
-
-def _parallel_banter(clause: str, utterance: str) -> bool:
-    """ "I'm allergic to cats, you're allergic to cats": the same predicate tossed between pronouns is banter."""
-    heads = [m.group(1).lower() for m in _PRONOUN_HEAD.finditer(utterance)]
-    return len(heads) >= 2 and len(set(heads)) < len(heads)
-
-
-_VAGUE_OBJECT = re.compile(
-    r"\b(?:love|loves|like|likes|hate|hates|prefer|prefers)\s+(?:it|that|this|them|those|these|the one|one)\b",
-    re.IGNORECASE,
-)
-_SELF_STATEMENT_KINDS = {"health", "identity", "preference", "relationship", "work", "place"}
-# For other speakers only durable statements are boosted: what they are, not what they are doing right now
-# ("I'm in the car", "I'm writing up the spec").
-_DURABLE_KINDS = {"health", "identity", "preference", "relationship"}
-_ROLE_STATEMENT = re.compile(
-    r"^(?:i'm|i am|i was) (?:a|an|the|\w+'s) |^i (?:work|worked) (?:as|at|for|in)\b", re.IGNORECASE
-)
+    # --- turns around: answers, agreed proposals, introductions ---------------------------------------------
+    def _from_context(self, conv, cturns, turn: _Turn, owner: str, names) -> list[Candidate]:
+        utt, pos = turn.utt, turn.pos
+        extra: list[Candidate] = []
+        qa = _from_answer(conv, pos, utt, owner, names) or context.yes_no_candidate(
+            conv, pos, utt, owner, names, _classify
+        )
+        if qa is not None:
+            extra.append(qa)
+        agreed = decisions.agreed_proposal(conv, pos, utt, owner, names)
+        if agreed is not None:
+            extra.append(agreed)
+        extra += _from_introduction(turn.text, utt, owner, names, conv)
+        if extra:
+            docs = nlp.parse_with_entities([c.content for c in extra])
+            for cand, doc in zip(extra, docs, strict=True):
+                found = claims_from_doc(doc)
+                f = dict(found[0].features) if found else {}
+                f.update(
+                    subject_type="owner" if cand.attribution == "user" else "named_person",
+                    attribution_confidence=0.8 if cand.attribution != "unknown" else 0.2,
+                    grammatical_person="third",
+                    answer_to_question="answer to a question" in cand.flags,
+                    agreed_across_turns=cand.ceiling_reason == decisions.AGREED,
+                    introduction="introduction" in cand.flags,
+                    kind=cand.kind,
+                    importance=cand.importance,
+                    sarcasm_cues=f.get("sarcasm_cues", 0),
+                )
+                cand.features = f
+        return extra
 
 
-_MY_RELATION = re.compile(
-    r"\bmy (?:only |little |big |older |younger |best |oldest |youngest )?(?:sister|brother|mom|mother|dad|father|"
-    r"husband|wife|partner|boyfriend|girlfriend|fianc\w*|son|daughter|cousin|aunt|uncle|grand\w+|friend|roommate|"
-    r"niece|nephew|twin|godmother|godfather|stepmother|stepfather|stepsister|stepbrother)\b",
-    re.IGNORECASE,
-)
+# --- who the claim is about ---------------------------------------------------------------------------------
+class _Who:
+    __slots__ = ("subject", "attribution", "person", "display", "subject_type", "confidence", "grammatical", "relation",
+                 "speaker", "addressee", "sure")  # fmt: skip
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k, ""))
 
 
-RELATION_FLAG = "relation of "
+class _TurnContext:
+    def __init__(self, conv: ConversationIn, cturns, turn: _Turn, owner: str, names):
+        self.conv, self.cturns, self.turn, self.owner, self.names = conv, cturns, turn, owner, names
+        utt = turn.utt
+        self.speaker = owner if utt.is_owner else names.get(utt.speaker_name, "")
+        self.owner_guess = utt.is_owner and conv.owner_confidence < OWNER_GUESS
+        self.sure_speaker = (utt.is_owner and not self.owner_guess) or (
+            not utt.is_owner and utt.speaker_name in getattr(names, "sure", ())
+        )
 
+    def _speaker_who(self, grammatical: str, relation: str = "") -> _Who | None:
+        utt = self.turn.utt
+        if utt.is_owner:
+            conf = 0.95 if not self.owner_guess else 0.45
+            return _Who(subject="user", attribution="user", person="", display=self.owner, subject_type="owner",
+                        confidence=conf, grammatical=grammatical, relation=relation, speaker=self.owner,
+                        addressee=self.addressee(), sure=not self.owner_guess)  # fmt: skip
+        if self.speaker:
+            conf = 0.9 if self.sure_speaker else 0.55
+            return _Who(subject=f"person:{self.speaker}", attribution="third_party", person=self.speaker,
+                        display=self.speaker, subject_type="named_person", confidence=conf, grammatical=grammatical,
+                        relation=relation, speaker=self.speaker, addressee=self.owner, sure=self.sure_speaker)  # fmt: skip
+        return _Who(subject="unknown", attribution="unknown", person="", display="Someone", subject_type="unknown",
+                    confidence=0.2, grammatical=grammatical, relation=relation, speaker="", addressee=self.owner,
+                    sure=False)  # fmt: skip
 
-def _relation_twin(cand: Candidate, wearer: str) -> Candidate | None:
-    """A relation is a fact about both people: "Maya's only sister is Ada" also files "Ada is Maya's only
-    sister" under Ada."""
-    other = next((f[len(RELATION_FLAG) :] for f in cand.flags if f.startswith(RELATION_FLAG)), "")
-    if not other:
+    def addressee(self) -> str:
+        """Who "you" is in the owner's turn: a name said in the turn, else the one other named speaker."""
+        utt = self.turn.utt
+        if not utt.is_owner:
+            return self.owner
+        said = _addressee(utt.text, self.owner)
+        if said:
+            return said
+        others = {self.names.get(u.speaker_name, "") for u in self.conv.utterances if not u.is_owner}
+        others.discard("")
+        return next(iter(others)) if len(others) == 1 else ""
+
+    def subject(self, claim: Claim) -> _Who | None:
+        kind = claim.subject_kind
+        if kind in ("first", "first_plural"):
+            return self._speaker_who("first")
+        if kind == "possessed" and claim.possessor in ("first", "first_plural"):
+            return self._speaker_who("first", relation=claim.subject_name)
+        if kind in ("second",) or (kind == "possessed" and claim.possessor == "second"):
+            return self._listener_who(relation=claim.subject_name if kind == "possessed" else "")
+        if kind == "possessed":
+            return self._named_who(claim.possessor, relation=claim.subject_name)
+        if kind == "named":
+            return self._named_who(claim.subject_name)
+        if kind == "pronoun":
+            person = self._resolve_pronoun(claim.subject_i)
+            if not person:
+                return None
+            who = self._named_who(person)
+            if who is not None:
+                who.subject_type, who.confidence = "pronoun", min(who.confidence, 0.6)
+            return who
         return None
-    head = f"{wearer}'s "
-    relation, _, _ = cand.content[len(head) :].partition(" is ")
-    content = f"{other} is {wearer}'s {relation}."
-    return replace(
-        cand,
-        subject=f"person:{other}",
-        attribution="third_party",
-        person=other,
+
+    def _listener_who(self, relation: str = "") -> _Who | None:
+        utt = self.turn.utt
+        if not utt.is_owner:
+            cturns, pos = self.cturns, self.turn.pos
+            near = (
+                any(0 <= j < len(cturns) and cturns[j].utt.is_owner for j in (pos - 1, pos + 1))
+                or self.owner.lower() in utt.text.lower()
+            )
+            if not near:
+                return None
+            return _Who(subject="user", attribution="user", person="", display=self.owner, subject_type="listener",
+                        confidence=0.8 if self.speaker else 0.6, grammatical="second", relation=relation,
+                        speaker=self.speaker, addressee="", sure=True)  # fmt: skip
+        person = self.addressee()
+        if not person:
+            return None
+        return _Who(subject=f"person:{person}", attribution="third_party", person=person, display=person,
+                    subject_type="listener", confidence=0.6, grammatical="second", relation=relation,
+                    speaker=self.owner, addressee="", sure=False)  # fmt: skip
+
+    def _named_who(self, name: str, relation: str = "") -> _Who | None:
+        first = name.split()[0] if name else ""
+        if not first or first in _NOT_NAMES:
+            return None
+        if first.lower() == self.owner.lower():
+            return _Who(subject="user", attribution="user", person="", display=self.owner, subject_type="named_person",
+                        confidence=0.85, grammatical="third", relation=relation, speaker=self.speaker,
+                        addressee="", sure=True)  # fmt: skip
+        return _Who(subject=f"person:{name}", attribution="third_party", person=name, display=name,
+                    subject_type="named_person", confidence=0.85, grammatical="third", relation=relation,
+                    speaker=self.speaker, addressee="", sure=True)  # fmt: skip
+
+    def _resolve_pronoun(self, before: int) -> str:
+        """The one person (not a speaker of this conversation) named in this turn before the pronoun or in the
+        few turns before it: a PERSON entity, or a proper noun the parser made a subject or object (never one
+        the recogniser took for a place or organisation)."""
+        speakers = {self.owner.lower()} | {n.lower() for n in self.names.values()}
+        speakers |= {u.speaker_name.lower() for u in self.conv.utterances}
+        seen: list[str] = []
+        start = max(0, self.turn.pos - PRONOUN_WINDOW)
+        for t in self.cturns[start : self.turn.pos + 1]:
+            if t.doc is None:
+                continue
+            for tok in t.doc:
+                if t is self.turn and tok.i >= before:
+                    break
+                # The small model's entity labels are weakest on rare names: a proper noun in a person's slot
+                # (subject, object, apposition) counts too.
+                role = tok.pos_ == "PROPN" and tok.dep_ in ("nsubj", "nsubjpass", "dobj", "appos")
+                if not (role or tok.ent_type_ == "PERSON") or tok.ent_type_ in ("DATE", "TIME", "CARDINAL"):
+                    continue
+                if not _name_like(tok):
+                    continue
+                if tok.head.dep_ == "prep" and tok.head.lower_ in ("in", "to", "from", "at", "near"):
+                    continue
+                if tok.dep_ in ("compound", "flat") and tok.head.pos_ == "PROPN":
+                    continue  # "Dev" in "Dev Kapoor": the full name is taken at its head
+                parts = [c.text for c in tok.children if c.dep_ in ("compound", "flat") and c.pos_ == "PROPN"]
+                name = " ".join([*parts, tok.text])
+                if tok.text.lower() not in speakers and tok.text not in _NOT_NAMES:
+                    seen.append(name)
+        return _one_person(seen)
+
+
+def _one_person(names: list[str]) -> str:
+    """The one person among the names seen ("Dev", "Dev Kapoor" and "Kapoor" are one), else ""."""
+    people: list[set[str]] = []
+    full: list[str] = []
+    for name in names:
+        words = set(name.split())
+        for k, group in enumerate(people):
+            if group & words:
+                group |= words
+                if len(name) > len(full[k]):
+                    full[k] = name
+                break
+        else:
+            people.append(words)
+            full.append(name)
+    return full[0] if len(full) == 1 else ""
+
+
+def order_of_next(cturns, pos: int) -> int:
+    """Day-order position of the turn after ``pos`` in its conversation (-1 when none); set by ``extract``."""
+    return getattr(cturns[pos + 1], "order", -1) if pos + 1 < len(cturns) else -1
+
+
+def _other(a: UtteranceIn, b: UtteranceIn) -> bool:
+    return a.speaker_name != b.speaker_name or a.is_owner != b.is_owner
+
+
+def _laughs(doc) -> bool:
+    first = next((t for t in doc if not t.is_punct), None)
+    return first is not None and first.lower_ in LAUGHTER
+
+
+_PERSON_WORDS = {"i", "you", "we", "he", "she", "they", "my", "your", "our", "me"}
+
+
+def _complete_with_date(claim: Claim, doc, next_doc=None) -> None:
+    """ "I'm coming to Ohrid. The seventeenth to the nineteenth.": a date fragment right after the claim's
+    sentence belongs to it, also when it opens the same speaker's next turn."""
+    nxt = next((s for s in doc.sents if s.start == claim.sent_end), None)
+    if nxt is None and next_doc is not None and claim.sent_end == len(doc):
+        nxt = next(iter(next_doc.sents), None)
+        claim.features["date_from_next_turn"] = nxt is not None and date_fragment(nxt)
+    if nxt is None or claim.features.get("is_question") or not date_fragment(nxt):
+        return
+    tail = nxt.text.strip(" .!")
+    first = next((t for t in nxt if not t.is_punct), None)
+    if first is not None and first.pos_ != "PROPN":
+        tail = tail[:1].lower() + tail[1:]
+    claim.text = f"{claim.text.rstrip(' .!,')}, {tail}"
+    claim.features["has_date"] = True
+    claim.features["date_fragment_joined"] = True
+
+
+def _claim_sentences(doc) -> list:
+    """The sentences of a turn worth the entity recogniser (the slowest step of the parse): statements whose
+    subject is a person (a personal pronoun, a proper noun, "my …"), or that open with a past verb (an omitted
+    "I"). Questions and talk about things never become accepted claims; a proper noun anywhere is still a
+    person candidate for pronouns through its parse role."""
+    out = []
+    if len(doc) < 3:
+        return out
+    for sent in doc.sents:
+        if sent.text.rstrip().endswith("?"):
+            continue
+        person = any(
+            t.dep_ in ("nsubj", "nsubjpass")
+            and (t.lower_ in _PERSON_WORDS or t.pos_ == "PROPN" or any(c.dep_ == "poss" for c in t.children))
+            for t in sent
+        )
+        # A short verbless sentence may be a date completing the statement just before it (or the last one of
+        # the same speaker's previous turn, when it opens the turn).
+        after_claim = (out and out[-1].end == sent.start) or sent.start == 0
+        verbless = after_claim and len(sent) <= 9 and not any(t.pos_ in ("VERB", "AUX") for t in sent)
+        if person or verbless or (sent.root.tag_ in ("VBD", "VBN", "VB") and sent.root.i == sent.start):
+            out.append(sent)
+    return out
+
+
+def _not_a_statement(claim: Claim) -> bool:
+    f = claim.features
+    verb, obj = f.get("verb_lemma", ""), f.get("object_head_lemma", "")
+    if verb in _TALK_VERBS and (not obj or obj in _VAGUE_OBJECTS) and f.get("content_words", 0) <= 1:
+        return True  # "I mean", "you know", "I love it"
+    if f.get("object_is_pronoun") and obj in _VAGUE_OBJECTS and f.get("content_words", 0) <= 1:
+        return True  # "I'll tie them back": an object nobody resolved
+    return f.get("n_tokens", 0) < 2
+
+
+# --- display text -------------------------------------------------------------------------------------------
+def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
+    text = claim.text
+    if claim.features.get("implicit_subject"):
+        text = "I " + text[:1].lower() + text[1:]
+    if who.grammatical == "first":
+        # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
+        return third_person(text, who.display, "first", addressee=who.addressee or "someone")
+    if who.grammatical == "second":
+        return third_person(text, who.display, "second", speaker=who.speaker)
+    if claim.subject_kind == "pronoun" and claim.subject_text:
+        text = re.sub(rf"\b{re.escape(claim.subject_text)}\b", who.display, text, count=1)
+    if re.search(r"\b(?:i|me|my|mine)\b", text, re.IGNORECASE) and ctx.speaker:
+        return third_person(text, ctx.speaker, "first")
+    text = text.strip(" ,.")
+    return text[:1].upper() + text[1:] + "." if text else ""
+
+
+# --- prior and hard rules -----------------------------------------------------------------------------------
+def _prior(f: dict, who: _Who) -> tuple[float, list[str]]:
+    conf, flags = (PRIOR if f.get("kind") != "other" else OTHER_PRIOR), []
+    if f.get("hedged"):
+        conf *= 0.6
+        flags.append("hedged")
+    if f.get("modality") in ("might", "could", "would", "wish"):
+        conf *= 0.5
+        flags.append(f"modal: {f['modality']}")
+    if f.get("hypothetical"):
+        conf *= 0.3
+        flags.append("hypothetical")
+    if f.get("conditional"):
+        conf *= 0.7
+        flags.append("conditional")
+    if f.get("reported") or f.get("in_quote"):
+        conf *= 0.5
+        flags.append("reported speech" if f.get("reported") else "quoted")
+    for key, why in (("momentary", "a passing action"), ("near_term", "about the next hours"),
+                     ("offer_to_listener", "a small offer"), ("figurative_cues", "figurative"),
+                     ("object_vague", "vague object")):  # fmt: skip
+        if f.get(key):
+            conf *= 0.6
+            flags.append(why)
+    cues = f.get("sarcasm_cues", 0)
+    if cues:
+        conf *= 0.6**cues
+        flags.append(f"sarcasm cues: {cues}")
+    if f.get("is_question"):
+        conf = min(conf, 0.1)
+        flags.append("question")
+    conf *= min(1.0, 0.5 + 0.5 * who.confidence / 0.9)
+    if who.subject_type == "unknown":
+        flags.append("speaker not identified")
+    return conf, flags
+
+
+def parse_ceiling(f: dict) -> tuple[str, str]:
+    """The hard rules on a claim's parse features alone (every extractor's candidates get them): a question, a
+    hypothetical or an instruction is not a claim; a condition, a quote or reported speech is review at most."""
+    if f.get("is_question"):
+        return DROPPED, "a question"
+    if f.get("hypothetical"):
+        return DROPPED, "hypothetical"
+    if f.get("imperative"):
+        return DROPPED, "an instruction"
+    if f.get("conditional"):
+        return PENDING, "conditional"
+    if f.get("in_quote") or f.get("reported"):
+        return PENDING, "quoted or reported speech"
+    return "", ""
+
+
+def _ceiling(f: dict, who: _Who) -> tuple[str, str]:
+    ceiling = parse_ceiling(f)
+    if ceiling[0]:
+        return ceiling
+    if who.subject_type == "unknown" or who.confidence < 0.5:
+        return PENDING, "subject uncertain"
+    if not who.sure and who.grammatical == "first":
+        return PENDING, "speaker named only by how others address them"
+    return "", ""
+
+
+# --- answers and introductions --------------------------------------------------------------------------------
+def _from_answer(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names) -> Candidate | None:
+    """A short answer to another speaker's question about the answerer ("What do you do?" / "Ferrier.") is a
+    statement about the answerer."""
+    if pos == 0:
+        return None
+    asked = conv.utterances[pos - 1]
+    if not _other(asked, utt):
+        return None
+    question = clean(asked.text)
+    if not question.rstrip().endswith("?"):
+        return None
+    rule = next((r for r in context.QUESTIONS if r[0].search(question)), None)
+    if rule is None:
+        return None
+    _, template, kind, importance = rule
+    answer = _LEAD.sub("", _SENTENCE.split(clean(utt.text))[0].strip(" .!,")).strip(" .!,")
+    if not answer or len(answer.split()) > 6 or answer.endswith("?") or context.ANSWER_NOT_NP.match(answer):
+        return None
+    person = "" if utt.is_owner else names.get(utt.speaker_name, "")
+    attribution = "user" if utt.is_owner else ("third_party" if person else "unknown")
+    name = owner if attribution == "user" else (person or "Someone")
+    lowered = answer[:1].lower() + answer[1:] if kind == "work" and not answer[:2].isupper() else answer
+    content = template.format(name=name, answer=lowered)
+    return Candidate(
+        subject="user" if attribution == "user" else (f"person:{person}" if person else "unknown"),
+        predicate=f"{kind}:answer",
+        args=sorted(_content_tokens(answer)),
         content=content,
-        args=sorted(_content_tokens(content) - {other.lower()}),
-        flags=list(cand.flags),
+        kind=kind,
+        importance=importance,
+        extraction_confidence=0.75 * (0.6 if attribution == "unknown" else 1.0),
+        capture_confidence=1.0,
+        attribution=attribution,
+        person=person,
+        flags=["answer to a question"] + (["speaker not identified"] if attribution == "unknown" else []),
+        ceiling=PENDING if attribution == "unknown" else "",
+        ceiling_reason="subject uncertain" if attribution == "unknown" else "",
     )
 
 
-def _sentence(clause: str) -> str:
-    clause = clause.strip(" ,.")
-    return clause[:1].upper() + clause[1:] + "."
-
-
-_NOT_BEFORE_TASTE = re.compile(
-    r"\b(?:of|for|in|about|with|and|that|how|when|the|a|an|lots|my|your|his|her|our|their|its|to|share|give|"
-    r"gave|show|showed|send|sent)\s*$",
-    re.IGNORECASE,
-)
-
-
-_TASTE_STATE = re.compile(r"^(?:vegetarian|vegan|pescatarian|gluten|sober)$", re.IGNORECASE)
-_COPULA_END = re.compile(
-    r"\b(?:am|'m|is|'s|are|'re|was|were|been|be|became|become|went|stayed|eat|eats|ate)\s+(?:\w+\s+){0,2}$",
-    re.IGNORECASE,
-)
-
-
-def _preference_is_predicate(clause: str) -> bool:
-    """The taste word is the clause's predicate ("I've always loved sailing", "I'm vegan", "my favourite dish is"),
-    not a noun further on ("share my love", "lots of love")."""
-    pattern = next(p for k, p, _, _ in _KIND_RULES if k == "preference")
-    m = pattern.search(clause)
+def _from_introduction(text: str, utt: UtteranceIn, owner: str, names, conv: ConversationIn) -> list[Candidate]:
+    """ "This is Marcus. My husband." / "Meet my sister, Ines": a relation of the speaker's, filed under both."""
+    m = _INTRODUCTION.search(text)
     if not m:
-        return False
-    prefix = clause[: m.start()]
-    if re.search(r"\bmy\s*$", prefix, re.IGNORECASE) and m.group(0).lower().startswith("favo"):
-        return True
-    if _TASTE_STATE.match(m.group(0)):
-        # "vegan", "gluten", "sober" describe the subject only after a copula: "I'm vegan", "I've been sober".
-        return bool(_COPULA_END.search(prefix))
-    return len(prefix.split()) <= 5 and not _NOT_BEFORE_TASTE.search(prefix)
-
-
-def _classify(clause: str, skip: tuple[str, ...] = ()) -> tuple[str | None, float, str]:
-    for kind, pattern, confidence, importance in _KIND_RULES:
-        if kind in skip:
-            continue
-        if pattern.search(clause):
-            return kind, confidence, importance
-    if _LIFE_EVENT.search(clause):
-        return "plan", 0.75, "normal"
-    if _COMMITMENT.search(clause) and _TIME.search(clause):
-        return "commitment", 0.85, "normal"
-    if _PLAN.search(clause) and _TIME.search(clause):
-        return "plan", 0.68, "normal"
-    if _HABIT.search(clause):
-        # "I've been swimming every morning", "I just started doing pilates": an ongoing habit or routine.
-        return "other", 0.75, "normal"
-    if _PROGRESSIVE.search(clause) and _SPECIFIC_DATE.search(clause):
-        # "I'm driving up to Duluth on August 3rd": any arrangement pinned to a calendar date.
-        return "plan", 0.68, "normal"
-    return None, 0.0, "low"
-
-
-_HABIT = re.compile(
-    r"^(?:i've|i have|we've|he's|she's)\s+(?:(?:just|recently|finally|also|really)\s+)?been\s+(?!thinking|wondering|"
-    r"waiting|meaning|trying|looking|dying|going back)\w{3,}ing\b|^(?:i|we|he|she)\s+(?:just\s+|recently\s+)?"
-    r"(?:started|began|took up|picked up)\s+\w{3,}",
-    re.IGNORECASE,
-)
-_PROGRESSIVE = re.compile(r"\b(?:i'm|i am|we're|we are|he's|she's)\s+(?:\w+ly\s+)?\w{3,}ing\b", re.IGNORECASE)
+        return []
+    name = m.group("name1") or m.group("name2")
+    relation = (m.group("rel1") or m.group("rel2")).lower()
+    if name.split()[0] in _NOT_NAMES or name.split()[0].lower() == owner.lower():
+        return []
+    if utt.is_owner:
+        attribution, person, speaker = "user", "", owner
+    else:
+        person = names.get(utt.speaker_name, "")
+        if not person:
+            return []
+        attribution, speaker = "third_party", person
+    if name.split()[0] == speaker.split()[0]:
+        return []
+    sure = (utt.is_owner and conv.owner_confidence >= OWNER_GUESS) or utt.speaker_name in getattr(names, "sure", ())
+    cand = Candidate(
+        subject="user" if attribution == "user" else f"person:{person}",
+        predicate="relationship:introduced",
+        args=sorted(_content_tokens(f"{relation} {name}")),
+        content=f"{speaker}'s {relation} is {name}.",
+        kind="relationship",
+        importance="normal",
+        extraction_confidence=0.9 if sure else 0.75,
+        capture_confidence=1.0,
+        attribution=attribution,
+        person=person,
+        flags=["introduction"],
+    )
+    twin = replace(
+        cand,
+        subject=f"person:{name}",
+        attribution="third_party",
+        person=name,
+        content=f"{name} is {speaker}'s {relation}.",
+        flags=["introduction"],
+    )
+    return [cand, twin]
 
 
 def _capture_confidence(raw: str, cleaned: str) -> float:
-    """How well the device seems to have heard this utterance: fillers, stutters and fragments lower it."""
+    """How well the device seems to have heard this turn: fillers, stutters and fragments lower it."""
     raw_words = max(len(raw.split()), 1)
     lost = max(raw_words - len(cleaned.split()), 0) / raw_words
     conf = 0.95 - 0.5 * lost

@@ -4,11 +4,12 @@
 - **Structured, fenced, once**: the chunk goes once, as a JSON object of turns inside a fence it cannot close
   (``ledger.llm.Fence``); the answer is the ``Answer`` schema sent as ``response_format``, with item limits and the
   allowed ``kind``/``importance``/``subject`` values listed in the prompt too.
-- **Same screen as every candidate**: an item becomes a normal ``Candidate`` only after the claim screen the
-  deterministic path uses (``claims.assess`` on the quoted clause), a check that the quote says it, and speaker
-  attribution checks; its ``ceiling`` comes from that screen. The model's own confidence is stored as
-  ``features["llm_confidence"]`` and moves the extraction confidence only within a band below the
-  auto-approve line: alone it never decides (the judge, corroboration or review do).
+- **Same parse and model as every candidate**: an item becomes a normal ``Candidate`` only after the quoted turn
+  is parsed as the deterministic path parses it: the claim of the turn that says it (``parse_claims``) must
+  exist, its parse features become the candidate's (so the calibrated gate model scores it like any other) and
+  its hard rules set the ``ceiling`` (``deterministic.parse_ceiling``); speaker attribution is checked too. The
+  model's own confidence is stored as ``features["llm_confidence"]``, one feature among others: alone it never
+  decides.
 - **A useless answer is not an answer**: a chunk whose call failed, was refused by the cap, or gave nothing
   usable (no items, items pointing outside the chunk) gets the deterministic extractor's candidates for its
   turns, with a warning; only useful answers are cached (key: prompt version, schema, model, data).
@@ -22,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from distill.extraction import claims
+from distill.extraction import nlp
 from distill.extraction.base import (
     ATTRIBUTIONS,
     IMPORTANCE,
@@ -36,11 +37,13 @@ from distill.extraction.base import (
     UtteranceIn,
     normalize_text,
 )
-from distill.extraction.deterministic import NOT_A_CLAIM, NOT_A_CLAIM_FLAG, PLAUSIBLE_CAP, DeterministicExtractor
+from distill.extraction.deterministic import DROPPED, DeterministicExtractor, parse_ceiling
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
+from distill.extraction.parse_claims import claims_from_doc
 from distill.extraction.speakers import is_real_name
-from distill.extraction.text import clauses_with_context, clean
+from distill.extraction.text import clean
 from ledger import llm
+from ledger.text import claim_stem
 
 CALL = llm.CallType.EXTRACTOR
 CHUNK_TURNS = 40
@@ -96,7 +99,7 @@ def chunks(day: DayInput, size: int = CHUNK_TURNS) -> list[tuple[ConversationIn,
 
 def chunk_data(owner: str, utterances: list[UtteranceIn]) -> dict:
     turns = [
-        {"i": u.index, "speaker": owner if u.is_wearer else (u.speaker_name or "speaker"), "is_owner": u.is_wearer,
+        {"i": u.index, "speaker": owner if u.is_owner else (u.speaker_name or "speaker"), "is_owner": u.is_owner,
          "text": u.text}
         for u in utterances
     ]  # fmt: skip
@@ -109,7 +112,7 @@ class LLMExtractor(Extractor):
 
     def extract(self, day: DayInput) -> ExtractionResult:
         """Never raises: each chunk is the model's (screened) candidates or, failing that, the deterministic ones."""
-        owner = (day.wearer_name or "the user").split()[0]
+        owner = (day.owner_name or "the user").split()[0]
         result = ExtractionResult(extractor=self.ID, extractor_version=f"{self.VERSION}+{llm.model_name()}")
         deterministic: ExtractionResult | None = None
         used_model = False
@@ -191,7 +194,7 @@ def attribute(item: Item, utt: UtteranceIn, owner: str) -> tuple[str, str, str, 
             return "unknown", "", "pending_review", "the person is not named in the quoted turn"
     if attribution == "unknown":
         return "unknown", "", "pending_review", "speaker not identified"
-    if attribution == "user" and not utt.is_wearer:
+    if attribution == "user" and not utt.is_owner:
         return "user", "", "pending_review", "said about the owner by someone else"
     return attribution, person, "", ""
 
@@ -229,36 +232,32 @@ def _content_words(text: str, drop: set[str]) -> set[str]:
 
 
 def screen(cand: Candidate, utt: UtteranceIn, *, drop_words: set[str]) -> None:
-    """The claim screen of the deterministic path, on the clause of the turn that supports the claim: questions,
-    hypotheticals, figures of speech, greetings and offers, fragments… get the same ceiling here as there."""
-    text = clean(utt.text)
-    mine = _content_words(cand.content, drop_words)
+    """The deterministic path's parse of the turn that supports the claim: the claim it finds there lends the
+    candidate its parse features and its hard rules (questions, hypotheticals, conditions, quotes…)."""
+    mine = _stems(cand.content, drop_words)
     best, best_support = None, 0.0
-    for clause, question, conditional in clauses_with_context(text):
-        support = len(mine & _content_words(clause, drop_words)) / len(mine) if mine else 0.0
+    for claim in claims_from_doc(nlp.parse([clean(utt.text)])[0]):
+        support = len(mine & _stems(claim.text, drop_words)) / len(mine) if mine else 0.0
         if support > best_support:
-            best, best_support = (clause, question, conditional), support
+            best, best_support = claim, support
     if best is None or best_support < MIN_SUPPORT:
-        _cap(cand, claims.Shape(claims.DROP, "the quoted turn does not say it"))
+        _cap(cand, DROPPED, "the quoted turn does not say it")
         return
-    clause, question, conditional = best
-    if question:
-        _cap(cand, claims.Shape(claims.DROP, "a question"))
-    elif conditional:
-        _cap(cand, claims.Shape(claims.REVIEW, "a condition, not a fact"))
-    shape = claims.assess(clause, utterance=text, kind=cand.kind)
-    if shape is not None:
-        _cap(cand, shape)
+    cand.features = {**best.features, **cand.features}  # the LLM's own signals (llm_confidence) stay
+    ceiling, reason = parse_ceiling(best.features)
+    if ceiling:
+        _cap(cand, ceiling, reason)
 
 
-def _cap(cand: Candidate, shape: claims.Shape) -> None:
-    drop = shape.verdict == claims.DROP
-    cand.extraction_confidence = min(cand.extraction_confidence, NOT_A_CLAIM if drop else PLAUSIBLE_CAP)
-    cand.flags.append(f"{NOT_A_CLAIM_FLAG}{shape.reason}" if drop else shape.reason)
-    if drop and cand.ceiling != "dropped":
-        cand.ceiling, cand.ceiling_reason = "dropped", shape.reason
-    elif not cand.ceiling:
-        cand.ceiling, cand.ceiling_reason = "pending_review", shape.reason
+def _stems(text: str, drop: set[str]) -> set[str]:
+    """Content words, stemmed so that "I work" supports "Sam works"."""
+    return {claim_stem(w) for w in _content_words(text, drop)}
+
+
+def _cap(cand: Candidate, ceiling: str, reason: str) -> None:
+    cand.flags.append(reason)
+    if ceiling == DROPPED or not cand.ceiling:
+        cand.ceiling, cand.ceiling_reason = ceiling, reason
 
 
 def extract_day(day: DayInput) -> ExtractionResult:

@@ -1,12 +1,12 @@
-"""Who is speaking and who is addressed: provider names, self-introductions ("it's Hannah"), the wearer's
+"""Who is speaking and who is addressed: provider names, self-introductions ("it's Hannah"), the owner's
 greetings and vocatives, introductions of a relation ("This is Marcus. My husband."). General cues only."""
 
 from __future__ import annotations
 
 import re
 
-from distill.extraction import claims
 from distill.extraction.base import ConversationIn
+from distill.extraction.screens import readings
 from distill.extraction.text import clean
 
 _NOT_NAMES = set(
@@ -46,7 +46,7 @@ _SELF_INTRO = re.compile(
     rf"{_TITLE}?([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b(?!')"
 )
 _TITLED = re.compile(rf"(?:^|[.!?]\s+){_TITLE}([A-Z][a-z]+)[,!?.]")
-# The wearer greeting or thanking someone by name, titles allowed: "Hi Mr. Brennan", "thanks, Dr. Cho".
+# The owner greeting or thanking someone by name, titles allowed: "Hi Mr. Brennan", "thanks, Dr. Cho".
 _GREETING = re.compile(rf"\b(?i:hi|hey|hello|thanks|thank you|bye|morning)[,!]?\s+{_TITLE}?([A-Z][a-z]+)\b")
 
 
@@ -65,14 +65,14 @@ _INTRODUCTION = re.compile(
 )
 
 
-def _addressee(text: str, wearer: str) -> str:
+def _addressee(text: str, owner: str) -> str:
     cleaned = clean(text)
     for pattern in (_VOCATIVE_LEAD, _VOCATIVE_TAIL):
         for m in pattern.finditer(cleaned):
             name = m.group(1)
             if pattern is _VOCATIVE_LEAD and _imperative(name):
                 continue
-            if _name_like(name) and name.lower() != wearer.lower():
+            if _name_like(name) and name.lower() != owner.lower():
                 return name
     return ""
 
@@ -80,7 +80,7 @@ def _addressee(text: str, wearer: str) -> str:
 def _imperative(word: str) -> bool:
     """A sentence-initial word that can be a verb is more likely an order ("Stop, you'll make me cry", "Look,
     …") than a name; names said first still count from a greeting or a closing vocative."""
-    return "VERB" in claims.readings(word)
+    return "VERB" in readings(word)
 
 
 def _name_like(word: str) -> bool:
@@ -88,7 +88,7 @@ def _name_like(word: str) -> bool:
     only a verb, adjective or adverb ("Fixed, it was…", "Perfect, thanks")."""
     if word in _NOT_NAMES:
         return False
-    tags = claims.readings(word)
+    tags = readings(word)
     return not tags or "NOUN" in tags or "PROPN" in tags
 
 
@@ -103,10 +103,10 @@ class SpeakerNames(dict):
 SELF_INTRO_WEIGHT = 5
 
 
-def _resolve_speakers(conv: ConversationIn, wearer: str) -> SpeakerNames:
-    """Map each non-wearer speaker label to a person name: the provider's name when it has one, else the name
-    they give themselves ("it's Hannah"), else the name the wearer calls them by (a vocative or greeting in the
-    wearer's turn right before or after theirs)."""
+def _resolve_speakers(conv: ConversationIn, owner: str) -> SpeakerNames:
+    """Map each non-owner speaker label to a person name: the provider's name when it has one, else the name
+    they give themselves ("it's Hannah"), else the name the owner calls them by (a vocative or greeting in the
+    owner's turn right before or after theirs)."""
     votes: dict[str, dict[str, int]] = {}
     names = SpeakerNames()
     intros: dict[str, set[str]] = {}
@@ -114,7 +114,7 @@ def _resolve_speakers(conv: ConversationIn, wearer: str) -> SpeakerNames:
     # Words used as places in this conversation ("lock in Lisbon", "back from Tulsa") are not people's names.
     places = {m.group(1) for u in utts for m in _PLACE_USE.finditer(clean(u.text))}
     for i, utt in enumerate(utts):
-        if utt.is_wearer:
+        if utt.is_owner:
             continue
         if is_real_name(utt.speaker_name):
             names[utt.speaker_name] = utt.speaker_name
@@ -125,13 +125,13 @@ def _resolve_speakers(conv: ConversationIn, wearer: str) -> SpeakerNames:
             name = m.group(1)
             if name in introduced:
                 continue  # "This is Marcus. My husband.": introducing someone else, not themselves
-            if name.split()[0] not in _NOT_NAMES and name.split()[0].lower() != wearer.lower():
+            if name.split()[0] not in _NOT_NAMES and name.split()[0].lower() != owner.lower():
                 # Naming yourself is the strongest cue a transcript gives.
                 votes.setdefault(utt.speaker_name, {}).setdefault(name, 0)
                 votes[utt.speaker_name][name] += SELF_INTRO_WEIGHT
                 intros.setdefault(utt.speaker_name, set()).add(name)
         for j in (i - 1, i + 1):
-            if 0 <= j < len(utts) and utts[j].is_wearer:
+            if 0 <= j < len(utts) and utts[j].is_owner:
                 text = clean(utts[j].text)
                 # A trailing vocative ("..., Petra!") is a safer name than a leading word.
                 found = [(m.group(1), 1) for m in _VOCATIVE_LEAD.finditer(text) if not _imperative(m.group(1))]
@@ -141,8 +141,8 @@ def _resolve_speakers(conv: ConversationIn, wearer: str) -> SpeakerNames:
                 for name, weight in found:
                     kin = _KIN_VOCATIVES.get(name.lower())
                     if kin:
-                        name, weight = f"{wearer}'s {kin}", weight + 1
-                    if (kin or (_name_like(name) and name not in places)) and name.lower() != wearer.lower():
+                        name, weight = f"{owner}'s {kin}", weight + 1
+                    if (kin or (_name_like(name) and name not in places)) and name.lower() != owner.lower():
                         votes.setdefault(utt.speaker_name, {}).setdefault(name, 0)
                         votes[utt.speaker_name][name] += weight
     taken = set(names.values())

@@ -28,14 +28,14 @@ def demo_decisions(settings) -> list[trust.Scored]:
     return out
 
 
-def test_the_demo_week_has_accepted_queued_and_dropped_memories_with_reasons(settings):
+def test_the_demo_week_gives_the_gate_its_cases_with_reasons(settings):
     scored = demo_decisions(settings)
-    by = {d: [s for s in scored if s.decision == d] for d in (trust.ACCEPTED, trust.PENDING, trust.DROPPED)}
-    assert len(by[trust.ACCEPTED]) >= 4 and len(by[trust.PENDING]) >= 8 and len(by[trust.DROPPED]) >= 4
-    accepted = {s.candidate.content for s in by[trust.ACCEPTED]}
-    assert "Dana is allergic to penicillin." in accepted
-    assert any(text.startswith("Helen Park is a retired botanist") for text in accepted)
-    reasons = {s.reason for s in by[trust.DROPPED]}
-    assert any(r.startswith("not a claim: quote") for r in reasons)  # the TV line
+    by_content = {s.candidate.content: s for s in scored}
+    allergy = by_content.get("Dana is allergic to penicillin.")
+    assert allergy is not None and allergy.candidate.kind == "health" and allergy.candidate.ceiling == ""
+    assert any(text.startswith("Helen Park is a retired botanist") for text in by_content)
+    tv_line = [s for s in scored if "allergic to the sea" in s.candidate.content]
+    assert len(tv_line) == 1 and tv_line[0].candidate.features["reported"] is True
+    assert tv_line[0].decision != trust.ACCEPTED
+    assert len(scored) >= 20
     assert all(s.reason for s in scored)
-    assert not any(s.candidate.content.startswith("Dana is allergic to the sea") for s in by[trust.ACCEPTED])

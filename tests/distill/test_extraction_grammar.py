@@ -84,13 +84,13 @@ def test_property_negation_uses_doesnt_with_the_base_form(verb, obj):
 
 def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
     utts = [
-        UtteranceIn(index=0, speaker_name="user", is_wearer=True, text="Hi Marguerite."),
-        UtteranceIn(index=1, speaker_name="Marguerite Olsen", is_wearer=False, text="You're my favourite student."),
+        UtteranceIn(index=0, speaker_name="user", is_owner=True, text="Hi Marguerite."),
+        UtteranceIn(index=1, speaker_name="Marguerite Olsen", is_owner=False, text="You're my favourite student."),
         UtteranceIn(
-            index=2, speaker_name="Marguerite Olsen", is_wearer=False, text="I teach cello at the Conservatoire."
+            index=2, speaker_name="Marguerite Olsen", is_owner=False, text="I teach cello at the Conservatoire."
         ),
     ]
-    day = DayInput(wearer_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, utterances=utts)])
+    day = DayInput(owner_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, utterances=utts)])
     contents = {c.content: c for c in DeterministicExtractor().extract(day).candidates}
     cello = contents["Marguerite Olsen teaches cello at the Conservatoire."]
     assert cello.person == "Marguerite Olsen"
@@ -99,15 +99,14 @@ def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
             assert content.startswith("Kofi"), content
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.text(max_size=160), st.sampled_from(["first", "second"]))
 def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
-    from distill.extraction import claims
+    from distill.extraction.screens import not_a_claim
 
     out = third_person(text, "Sam", person, speaker="Ana", addressee="Ana")
     assert out == "" or out.endswith(".")
-    shape = claims.assess(text)
-    assert shape is None or shape.verdict in (claims.DROP, claims.REVIEW)
+    assert isinstance(not_a_claim(text), str)
 
 
 @pytest.mark.parametrize(

@@ -122,10 +122,26 @@ def test_bad_policy_changes_are_refused_and_nothing_is_saved(user, changes, mess
     assert policies.get_policy(user, "chat:test").mode == "smart"
 
 
-def test_review_band_thresholds_come_from_the_policy(user):
-    gate(user, mode="smart", source_trust=0.5, auto_approve_trust=0.95, review_trust=0.3)
+def test_review_band_thresholds_come_from_the_policy_when_the_owner_moves_them(user):
+    gate(user, mode="smart", auto_approve_trust=0.999, review_trust=0.01)
     run(user, [chat(SHELLFISH)])
-    assert [f.status for f in Fact.objects.owned_by(user)] == ["pending_review"]
+    [fact] = Fact.objects.owned_by(user)
+    assert fact.status == "pending_review" and fact.status_reason == "score in review band"
+
+
+def test_with_default_policy_lines_the_models_calibrated_lines_decide(user):
+    from distill import gate_model
+
+    run(user, [chat(SHELLFISH)])
+    [fact] = Fact.objects.owned_by(user)
+    details = fact.evidence.get().details
+    model = gate_model.shipped()
+    assert details["components"]["model_version"] == model.version
+    p = details["trust_score"]
+    expected = (
+        "accepted" if p >= model.accept_threshold else "pending_review" if p >= model.review_threshold else "dropped"
+    )
+    assert fact.status == expected
 
 
 def test_other_owners_policy_and_claims_are_not_used(user, other_user):
@@ -176,6 +192,7 @@ def test_remember_drops_instruction_like_text(user, text):
 
 
 def test_remember_honours_a_rejection(user):
+    policies.update_policy(owner=user, source_key="agent:mcp", auto_approve_trust=0.99, review_trust=0.01)
     first = distill.remember(owner=user, text="Alice's brother Tomas lives in Vilnius")
     ledger.decide(owner=user, fact=first.fact, status="rejected", reason="wrong")
     again = distill.remember(owner=user, text="Alice's brother Tomas lives in Vilnius")

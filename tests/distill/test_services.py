@@ -25,6 +25,20 @@ TOLD = [("user", True, "Morning."), ("Oskar Berg", False, "You're working nights
 MIXED = ALLERGY + [("SPEAKER_01", False, "I live in Tromso now, near the harbour.")]
 
 
+# These tests are about the pass's mechanics (evidence, modes, gates, corroboration, re-scoring), not about the
+# shipped model's calibration: each device's policy gets owner-chosen lines, which smart mode uses instead of the
+# model's (docs/trust-gate.md). tests/distill/test_gate_model.py covers the model's own decisions.
+LINES = {"auto_approve_trust": 0.6, "review_trust": 0.25}
+
+
+@pytest.fixture(autouse=True)
+def owner_lines(user):
+    from distill import policies
+
+    for kind in ("limitless", "bee", "omi"):
+        policies.update_policy(owner=user, source_key=f"wearable:{kind}", **LINES)
+
+
 def facts(user, **kw):
     return list(Fact.objects.owned_by(user).filter(tags__contains=["wearable"], **kw))
 
@@ -39,8 +53,8 @@ def test_smart_pass_writes_accepted_memory_with_its_evidence(user, make_day):
     assert fact.source_label == "wearable:limitless"
     assert fact.valid_from == T0
     ev = fact.evidence.get()
-    assert ev.details["decision"] == "accepted" and ev.details["trust_score"] == pytest.approx(0.72)
-    assert ev.details["components"]["base"] == pytest.approx(0.72)
+    assert ev.details["decision"] == "accepted" and ev.details["trust_score"] >= LINES["auto_approve_trust"]
+    assert ev.details["components"]["p"] == ev.details["trust_score"] and ev.details["components"]["model_version"]
     assert ev.details["judge_verdict"] is None and ev.details["corroborating_sources"] == []
     assert ev.source_ref["url"] == f"/transcripts/?date={DAY.isoformat()}&source=limitless#u-0"
     assert ev.extractor_id == "deterministic" and "peanuts" in ev.quote
@@ -78,7 +92,8 @@ def test_off_mode_writes_no_memories_and_no_digest(user, make_day):
 
 
 def test_min_importance_gate_drops_lower_importance(user, make_day):
-    services.run_memory_pass(transcript=make_day("limitless", WORK, min_importance="high"))
+    tea = [("user", True, "I like green tea."), ("Oskar", False, "Noted.")]  # a preference: normal importance
+    services.run_memory_pass(transcript=make_day("limitless", tea, min_importance="high"))
     assert facts(user) == []
 
 
@@ -113,13 +128,28 @@ def test_corroboration_by_another_device_is_recorded(user, make_day):
     fact = Fact.objects.owned_by(user).get(tags__contains=["wearable:limitless"])
     details = fact.evidence.first().details
     assert details["corroborating_sources"] == ["bee"]
-    assert details["components"]["corroboration"] == pytest.approx(0.15)
+    assert details["components"]["model_version"]  # another device's agreement is a model feature
+
+
+def _line_just_above_the_first_score(user, kind="limitless"):
+    """Put the owner's accept line just above what the claim scores alone: agreement must carry it over."""
+    from distill import policies
+
+    p = Fact.objects.owned_by(user).get().evidence.first().details["trust_score"]
+    policies.update_policy(
+        owner=user,
+        source_key=f"wearable:{kind}",
+        auto_approve_trust=round(p + 0.001, 4),
+        review_trust=round(max(p - 0.05, 0.0), 4),
+    )
 
 
 def test_late_corroboration_promotes_pending_memory_in_place(user, make_day):
     services.run_memory_pass(transcript=make_day("limitless", TOLD))
+    _line_just_above_the_first_score(user)
+    services.run_memory_pass(transcript=Source.objects.get(kind="limitless").transcripts.get())
     pending = Fact.objects.owned_by(user).get()
-    assert pending.status == "pending_review"  # 0.85 x 0.92 x 0.8 < 0.7 alone
+    assert pending.status == "pending_review"  # alone, just under the line
     services.run_memory_pass(transcript=make_day("bee", TOLD))  # the sibling arrives later
     pending.refresh_from_db()
     assert pending.status == "accepted" and pending.status_reason == writing.PROMOTED
@@ -127,6 +157,7 @@ def test_late_corroboration_promotes_pending_memory_in_place(user, make_day):
 
 def test_absence_of_corroboration_never_demotes(user, make_day):
     services.run_memory_pass(transcript=make_day("limitless", TOLD))
+    _line_just_above_the_first_score(user)
     services.run_memory_pass(transcript=make_day("bee", TOLD))
     make_day("bee", [("user", True, "Nothing to see.")])  # the sibling's day changed and lost the words
     services.run_memory_pass(transcript=Source.objects.get(kind="limitless").transcripts.get())
@@ -171,7 +202,7 @@ def test_accepted_memories_are_never_auto_demoted(user, make_day, judging_llm):
     services.run_memory_pass(transcript=transcript)
     fact = Fact.objects.owned_by(user).get()
     assert fact.status == "accepted"
-    assert fact.evidence.first().details["components"]["judge"] == pytest.approx(0.15)
+    assert fact.evidence.first().details["judge_verdict"] == "accept"
     from django.core.cache import cache
 
     cache.clear()
@@ -202,7 +233,7 @@ def test_refused_memory_is_not_requeued_on_resync(user, make_day):
 
 
 def test_native_memories_use_the_lower_prior_and_their_own_mode(user, make_day):
-    transcript = make_day("bee", ALLERGY, import_native_memories="smart")
+    transcript = make_day("bee", ALLERGY, import_native_memories="smart", auto_approve_trust=0.99, review_trust=0.01)
 
     class Native:
         def __init__(self, text, ext):
@@ -214,7 +245,7 @@ def test_native_memories_use_the_lower_prior_and_their_own_mode(user, make_day):
     [fact] = facts(user)
     details = fact.evidence.get().details
     assert details["components"]["source_trust"] == pytest.approx(0.72)
-    assert fact.status == "pending_review"  # 0.85 x 0.72 = 0.61: review band
+    assert fact.status == "pending_review"  # between the owner's lines
     assert report.written == {"pending_review": 1}
     again = services.import_native_memories(transcript.source_id, [Native("Alice lives in Bergen with her cat.", "n1")])
     assert not again.wrote_anything

@@ -1,90 +1,128 @@
-"""Trust score components, modes and gates (pure)."""
+"""The trust decision (pure): the model's calibrated probability, the modes, the lines, the caps and the gates."""
 
 from __future__ import annotations
 
 import pytest
 
-from distill import trust
-from distill.extraction.base import Candidate
+from distill import gate_model, trust
+from distill.extraction.base import Candidate, Evidence
 
 
-def cand(content="Rosa is allergic to peanuts.", conf=0.9, importance="high", capture=0.9, **kw) -> Candidate:
+def cand(
+    content="Ilse repairs harpsichords for a living.", conf=0.8, importance="high", capture=0.9, **kw
+) -> Candidate:
+    kw.setdefault("features", {"subject_type": "owner", "attribution_confidence": 0.95, "speaker_is_owner": True})
     return Candidate(
-        subject="user",
-        predicate="health:allergic",
+        subject=kw.pop("subject", "user"),
+        predicate="work:repair",
         args=[],
         content=content,
-        kind="health",
+        kind="work",
         importance=importance,
         extraction_confidence=conf,
         capture_confidence=capture,
-        attribution="user",
+        attribution=kw.pop("attribution", "user"),
+        evidence=Evidence(0, 0, "I repair harpsichords for a living."),
         **kw,
     )
 
 
-def decided(c, policy=None, **kw):
+def at(p: float, c: Candidate | None = None, policy=None, **kw) -> trust.Scored:
+    """A candidate scored by the shipped model, then placed at probability ``p`` and decided."""
     policy = policy or trust.Policy()
-    return trust.decide(trust.score(c, source_trust=policy.source_trust, **kw), policy)
+    scored = trust.score(c or cand(), source_trust=policy.source_trust, **kw)
+    scored.score = p
+    return trust.decide(scored, policy)
 
 
-def test_base_score_is_confidence_times_source_trust():
-    s = trust.score(cand(conf=0.5), source_trust=0.8)
-    assert s.score == pytest.approx(0.4)
-    assert s.components["base"] == pytest.approx(0.4)
+MODEL = gate_model.shipped()
+ACCEPT, REVIEW = MODEL.accept_threshold, MODEL.review_threshold
 
 
-def test_judge_accept_adds_015():
-    assert trust.score(cand(conf=0.5), source_trust=0.8, judge_verdict="accept").score == pytest.approx(0.55)
+def test_score_is_the_shipped_models_calibrated_probability_with_its_workings():
+    s = trust.score(cand(), source_trust=0.8)
+    assert 0.0 <= s.score <= 1.0
+    assert s.score == pytest.approx(MODEL.calibrate(s.components["logit"]), abs=1e-4)
+    assert s.components["model_version"] == MODEL.version and s.components["top_features"]
+    assert s.evidence_payload()["trust_score"] == s.score
 
 
-def test_corroboration_adds_015_and_records_sources():
-    s = trust.score(cand(conf=0.5), source_trust=0.8, corroborating_sources=["omi", "bee"])
-    assert s.score == pytest.approx(0.55)
-    assert s.corroborating_sources == ["bee", "omi"]
+def test_judge_accept_and_a_supporting_memory_raise_the_models_log_odds():
+    base = trust.score(cand(), source_trust=0.8).components["logit"]
+    assert trust.score(cand(), source_trust=0.8, judge_verdict="accept").components["logit"] > base
+    assert trust.score(cand(), source_trust=0.8, supporting_memory_id="m1").components["logit"] > base
 
 
-def test_supporting_memory_adds_010_and_records_its_id():
-    s = trust.score(cand(conf=0.5), source_trust=0.8, supporting_memory_id="abc")
-    assert s.score == pytest.approx(0.5)
-    assert s.evidence_payload()["supporting_memory_id"] == "abc"
+def test_a_source_trusted_less_than_the_default_scores_lower_and_the_default_changes_nothing():
+    default = trust.score(cand(), source_trust=0.8)
+    assert default.score == default.components["p_model"]
+    assert trust.score(cand(), source_trust=0.4).score <= default.score
+    assert trust.score(cand(), source_trust=0.4).components["p_model"] == default.score
 
 
-def test_smart_mode_bands():
-    assert decided(cand(conf=0.9)).decision == trust.ACCEPTED  # 0.72
-    assert decided(cand(conf=0.7)).decision == trust.PENDING  # 0.56
-    assert decided(cand(conf=0.5)).decision == trust.DROPPED  # 0.40
+def test_corroboration_records_the_other_sources():
+    assert trust.score(cand(), source_trust=0.8, corroborating_sources=["omi", "bee"]).corroborating_sources == [
+        "bee",
+        "omi",
+    ]
+
+
+def test_smart_mode_uses_the_artifacts_lines():
+    assert at(ACCEPT).decision == trust.ACCEPTED
+    assert at(max(REVIEW - 0.01, 0.0)).decision == trust.DROPPED
+    if REVIEW < ACCEPT:
+        assert at(REVIEW).decision == trust.PENDING
+
+
+def test_an_owner_who_moved_the_lines_gets_their_own():
+    strict = trust.Policy(auto_approve_trust=0.99, review_trust=0.2)
+    assert at(0.98, policy=strict).decision == trust.PENDING
+    assert at(0.25, policy=strict).decision == trust.PENDING
+    assert at(0.1, policy=strict).decision == trust.DROPPED
+
+
+def test_an_uncertain_subject_is_never_accepted_whatever_its_probability():
+    for features in ({"subject_type": "pronoun"}, {"subject_type": "owner", "attribution_confidence": 0.3}):
+        s = at(1.0, cand(features=features))
+        assert s.decision == trust.PENDING and s.reason.startswith("subject uncertain")
+    unknown = at(1.0, cand(attribution="unknown", subject="unknown"))
+    assert unknown.decision == trust.PENDING and "subject unknown" in unknown.reason
 
 
 def test_judge_reject_drops_and_defer_sends_to_review():
-    assert decided(cand(conf=0.95), judge_verdict="reject").decision == trust.DROPPED
-    assert decided(cand(conf=0.95), judge_verdict="defer").decision == trust.PENDING
+    assert at(1.0, judge_verdict="reject").decision == trust.DROPPED
+    assert at(1.0, judge_verdict="defer").decision == trust.PENDING
 
 
 def test_low_capture_confidence_caps_at_review():
-    s = decided(cand(conf=0.95, capture=0.2))
+    s = at(1.0, cand(capture=0.2))
     assert s.decision == trust.PENDING and "low capture" in s.reason
 
 
+def test_an_extractor_ceiling_caps_the_decision():
+    assert at(1.0, cand(ceiling=trust.PENDING, ceiling_reason="quoted")).decision == trust.PENDING
+    assert at(1.0, cand(ceiling=trust.DROPPED, ceiling_reason="question")).decision == trust.DROPPED
+
+
 def test_review_mode_queues_everything():
-    assert decided(cand(conf=0.99), trust.Policy(mode="review")).decision == trust.PENDING
+    assert at(1.0, policy=trust.Policy(mode="review")).decision == trust.PENDING
 
 
 def test_auto_mode_accepts_survivors_of_the_gates():
     policy = trust.Policy(mode="auto")
-    items = [decided(cand(conf=0.3), policy), decided(cand("Rosa lives in Oslo.", conf=0.7), policy)]
+    items = [at(0.0, cand(conf=0.3), policy), at(0.0, cand("Ilse lives in Tromsø.", conf=0.7), policy)]
     trust.apply_gates(items, policy, existing_hashes=set())
     assert [i.decision for i in items] == [trust.DROPPED, trust.ACCEPTED]
     assert "min_confidence" in items[0].reason
 
 
 def test_off_mode_writes_nothing():
-    assert decided(cand(conf=0.99), trust.Policy(mode="off")).decision == trust.DROPPED
+    assert at(1.0, policy=trust.Policy(mode="off")).decision == trust.DROPPED
 
 
 def test_min_importance_gate():
     policy = trust.Policy(min_importance="normal")
-    items = [decided(cand(conf=0.95, importance="low"), policy)]
+    items = [at(1.0, cand(importance="low"), policy)]
     trust.apply_gates(items, policy, existing_hashes=set())
     assert items[0].decision == trust.DROPPED and "min_importance" in items[0].reason
 
@@ -92,29 +130,30 @@ def test_min_importance_gate():
 def test_dedup_within_run_and_against_existing():
     policy = trust.Policy()
     a, b, c = (
-        decided(cand("Rosa is allergic to peanuts.")),
-        decided(cand("rosa is ALLERGIC to peanuts")),
-        decided(cand("Rosa lives in Oslo.")),
+        at(1.0, cand("Ilse repairs harpsichords.")),
+        at(1.0, cand("ilse REPAIRS harpsichords")),
+        at(1.0, cand("Ilse lives in Tromsø.")),
     )
     trust.apply_gates([a, b, c], policy, existing_hashes={c.candidate.content_hash})
     assert [x.decision for x in (a, b, c)] == [trust.ACCEPTED, trust.DROPPED, trust.DROPPED]
     assert b.reason == c.reason == "duplicate"
 
 
-def test_day_cap_keeps_highest_trust_in_smart_mode_after_dedup():
+def test_day_cap_keeps_the_most_probable_in_smart_mode_after_dedup():
     policy = trust.Policy(max_memories_per_day=2)
-    items = [decided(cand(f"Rosa fact number {n}.", conf=c)) for n, c in enumerate([0.6, 0.95, 0.6, 0.9])]
-    items.insert(0, decided(cand("Rosa fact number 1.", conf=0.95)))  # duplicate of a high one: dropped first
+    above = [ACCEPT + d * (1 - ACCEPT) for d in (0.1, 0.9, 0.1, 0.6)]
+    items = [at(p, cand(f"Ilse fact number {n}.")) for n, p in enumerate(above)]
+    items.insert(0, at(above[1], cand("Ilse fact number 1.")))  # duplicate of a high one: dropped first
     trust.apply_gates(items, policy, existing_hashes=set())
     kept = [i.candidate.content for i in items if i.decision != trust.DROPPED]
-    assert kept == ["Rosa fact number 1.", "Rosa fact number 3."]
+    assert kept == ["Ilse fact number 1.", "Ilse fact number 3."]
 
 
 def test_uncapped_when_zero():
     policy = trust.Policy(max_memories_per_day=0)
-    items = [decided(cand(f"Rosa fact {n}.", conf=0.95)) for n in range(30)]
+    items = [at(1.0, cand(f"Ilse fact {n}.")) for n in range(30)]
     trust.apply_gates(items, policy, existing_hashes=set())
-    assert all(i.decision == trust.ACCEPTED for i in items)
+    assert len(items) == 30 and all(i.decision == trust.ACCEPTED for i in items)
 
 
 def test_native_policy_lowers_prior_and_uses_its_own_mode():
@@ -128,38 +167,36 @@ def test_native_policy_lowers_prior_and_uses_its_own_mode():
 
 
 def test_coverage_is_token_share_of_the_claim():
-    assert trust.coverage("Rosa lives in Oslo", "she said Rosa lives in Oslo now") == 1.0
-    assert trust.coverage("Rosa lives in Oslo", "Bergen is lovely") == 0.0
+    assert trust.coverage("Ilse lives in Tromsø", "she said Ilse lives in Tromsø now") == 1.0
+    assert trust.coverage("Ilse lives in Tromsø", "Bergen is lovely") == 0.0
 
 
 def test_active_memory_of_the_same_subject_supports_a_candidate():
     from distill import pipeline
 
     active = [
-        pipeline.ActiveMemory("m1", "user", "Rosa has a peanut allergy and is allergic to peanuts."),
-        pipeline.ActiveMemory("m2", "person:Oskar", "Oskar is allergic to peanuts."),
+        pipeline.ActiveMemory("m1", "user", "Ilse repairs harpsichords and repairs harpsichords for a living."),
+        pipeline.ActiveMemory("m2", "person:Oskar", "Oskar repairs harpsichords for a living."),
     ]
-    assert pipeline.find_support(cand("Rosa is allergic to peanuts."), active, "Rosa") == "m1"
-    assert pipeline.find_support(cand("Rosa lives in Oslo."), active, "Rosa") is None
+    assert pipeline.find_support(cand(), active, "Ilse") == "m1"
+    assert pipeline.find_support(cand("Ilse lives in Tromsø."), active, "Ilse") is None
 
 
 def test_sibling_that_heard_the_words_differently_flags_the_claim():
     from distill import pipeline
-    from distill.extraction.base import Evidence
 
-    c = cand("Rosa has been a veterinarian for eight years.")
+    c = cand("Ilse has been a veterinarian for eight years.")
     c.evidence = Evidence(0, 0, "I've been a veterinarian for like eight years.")
     sibs = [pipeline.SiblingUtterance("limitless", "I've been vegetarian for like eight years.", True)]
-    agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Rosa")
+    agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "heard this differently" in disagreement
 
 
 def test_sibling_giving_the_words_to_another_speaker_flags_the_claim():
     from distill import pipeline
-    from distill.extraction.base import Evidence
 
-    c = cand("Rosa is switching to night shifts in July.")
+    c = cand("Ilse is switching to night shifts in July.")
     c.evidence = Evidence(0, 0, "Tell me. I'm switching to night shifts in July.")
     sibs = [pipeline.SiblingUtterance("limitless", "I'm switching to night shifts in July.", False)]
-    agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Rosa")
+    agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "another speaker" in disagreement

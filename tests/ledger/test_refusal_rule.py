@@ -94,6 +94,9 @@ def test_a_claim_rejected_from_an_agent_is_refused_when_a_device_pass_extracts_i
 
 
 def test_a_claim_rejected_from_a_chat_is_refused_when_a_device_pass_extracts_it(user, api):
+    from distill.policies import update_policy
+
+    update_policy(owner=user, source_key="chat:test", mode="review")  # every claim asked: what the person rejects
     chat = day_pass(user, [(ME, "I sing bass in the harbour choir every Thursday.")], source_key="chat:test")
     assert sum(chat.written.values()) >= 1
     for fact in Fact.objects.filter(owner=user, status__in=["accepted", "pending_review"]):

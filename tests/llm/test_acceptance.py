@@ -65,9 +65,9 @@ BEHAVIOURS = {  # name: (server mode, answer)
 
 
 def day_for(user) -> DayInput:
-    utts = [UtteranceIn(index=i, speaker_name="Lena" if i % 2 == 0 else "Iker Solano", is_wearer=i % 2 == 0,
+    utts = [UtteranceIn(index=i, speaker_name="Lena" if i % 2 == 0 else "Iker Solano", is_owner=i % 2 == 0,
                         text=t, started_at=T0 + timedelta(seconds=10 * i)) for i, t in enumerate(TEXTS)]  # fmt: skip
-    return DayInput(wearer_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, utterances=utts)],
+    return DayInput(owner_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, utterances=utts)],
                     owner_key=str(user.pk))  # fmt: skip
 
 

@@ -13,11 +13,14 @@ from wearables.services import memories as services
 TURNS = [*ALLERGY, ("user", True, "Hi, Vilja."), ("2", False, "I work as a nurse at the county hospital now.")]
 
 pytestmark = pytest.mark.django_db
+# Owner-chosen gate lines (smart mode uses them instead of the shipped model's, docs/trust-gate.md): this page's
+# tests need one accepted and one queued memory, whatever the model's calibration.
+LINES = {"auto_approve_trust": 0.6, "review_trust": 0.25}
 
 
 @pytest.fixture
 def memories(user):
-    transcript = build_day(user, "limitless", TURNS)
+    transcript = build_day(user, "limitless", TURNS, **LINES)
     services.run_memory_pass(transcript=transcript)
     return transcript
 
@@ -31,8 +34,8 @@ def test_api_lists_every_memory_of_the_day_including_pending(api, memories):
     item = next(i for i in items if i["status"] == "accepted")
     assert item["content"] == "Alice is allergic to peanuts."
     assert item["subject"] == "user" and item["source"] == "limitless"
-    assert item["trust_score"] == pytest.approx(0.72)
-    assert item["components"]["base"] == pytest.approx(0.72)
+    assert item["trust_score"] >= LINES["auto_approve_trust"]
+    assert item["components"]["p"] == item["trust_score"] and item["components"]["model_version"]
     assert item["decision"] == "accepted"
     assert item["evidence"]["url"].endswith("#u-0")
 
@@ -63,7 +66,6 @@ def test_page_shows_memories_with_trust_bar_and_transcript_link(auth_client, mem
     assert "Alice is allergic to peanuts." in html
     assert 'class="badge accepted"' in html and "pending" in html
     assert f"/transcripts/?date={DAY.isoformat()}&amp;source=limitless#u-0" in html
-    assert "confidence × prior" in html
 
 
 def test_page_htmx_request_gets_the_partial(auth_client, memories):
@@ -94,7 +96,7 @@ def test_page_query_count_is_bounded(auth_client, memories, django_assert_max_nu
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_memories_page_in_a_browser(logged_in_page, user):
-    build_day(user, "limitless", TURNS)
+    build_day(user, "limitless", TURNS, **LINES)
     services.run_memory_pass(transcript=user.wearables_daytranscript_set.get())
     page = logged_in_page
     page.goto(f"/memories/?date={DAY.isoformat()}")

@@ -155,7 +155,6 @@ def run_memory_pass(*, transcript: DayTranscript, rescore_siblings: bool = True)
         scope_key=scope_key(kind, day),
         source_key=source_key(kind),
     )
-    report.transcript_id = transcript.pk
     upsert_digest(transcript=transcript)
     _record_warnings(source, report.warnings)
     if rescore_siblings:

@@ -1,0 +1,381 @@
+"""Labelled candidates for training and measuring the trust gate's model (``bench/train_gate.py``,
+``bench/extraction.py``).
+
+Three development sets from ``../shared/bench``, each run through the configured extractor exactly as the memory
+pass runs it (``distill.extraction.extract_day`` + the sibling-device cross-check of ``distill.pipeline``), and
+every candidate labelled by matching it to gold:
+
+- **days** (labeled wearable days): the README's reference matcher. A candidate whose best match is a gold fact
+  or an ``also_true`` item is positive (a durable true statement about the right person), a trap or nothing is
+  negative, a still-current fact of an earlier day is neutral (not trained on). Group = the day.
+- **locomo** (conv-26/30 observations): positive when the candidate rests on a turn an observation rests on, is
+  about that observation's person and matches its text (containment ≥ 0.5), or, failing that, matches an
+  observation of the same person in the same session (the fact is often said again a turn or two away);
+  negative otherwise (a match about somebody else on its own turn is an attribution error). Group = one session.
+- **persona** (Synthetic-Persona-Chat validation split): a persona statement is *voiced* when a turn of its own
+  speaker matches it (containment ≥ 0.5 with the reference matcher). A candidate about speaker S that matches a
+  voiced statement of S is positive; one that matches a voiced statement but names the wrong person is negative
+  (attribution error); the rest are neutral: persona lists cover a fraction of what the generated speakers say
+  about themselves ("I'm a student"), so an unmatched candidate is not known to be false. They are not trained
+  on, and the bench reports precision over them both ways. Group = one conversation.
+
+Each set is cached as JSON under ``var/gate_cache/`` keyed by the extractor id/version and the source file's hash,
+so a model iteration does not re-parse.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _shared() -> Path:
+    """``../shared/bench`` beside the checkout (``ALMANAC_BENCH_DATA`` overrides; worktrees sit one level deeper)."""
+    if os.environ.get("ALMANAC_BENCH_DATA"):
+        return Path(os.environ["ALMANAC_BENCH_DATA"])
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "bench").is_dir():
+            return base / "shared" / "bench"
+    return ROOT.parent / "shared" / "bench"
+
+
+SHARED = _shared()
+DAYS_DIR = SHARED / "labeled-days"
+LOCOMO_PATH = SHARED / "locomo-dev.json"
+PERSONA_PATH = SHARED / "persona-chat-train.csv"
+CACHE_DIR = ROOT / "var" / "gate_cache"
+SETS = ("days", "locomo", "persona")
+# Names for the two persona-chat speakers (the file has only "User 1"/"User 2"); in no development file.
+PERSONA_NAMES = ("Quinn", "Rowan")
+THRESHOLD = 0.5
+
+
+def _setup() -> None:
+    os.environ.setdefault("ALMANAC_HOME", str(ROOT / "var"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
+    import django
+
+    django.setup()  # the gate's modules read its choices (distill.models, ledger.choices)
+
+
+def _file_hash(*paths: Path) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        for f in sorted(p.glob("*.json")) if p.is_dir() else [p]:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def extractor_key() -> str:
+    _setup()
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+    from distill.extraction.llm import extract_day
+
+    utt = UtteranceIn(index=0, speaker_name="A", is_owner=True, text="I work at a bakery.")
+    res = extract_day(DayInput(owner_name="A", conversations=[ConversationIn(started_at=None, utterances=[utt])]))
+    return f"{res.extractor}-{res.extractor_version}"
+
+
+def candidate_record(cand, *, corroborated: list[str], turn_text: str, turns: list) -> dict:
+    """What the model sees of one candidate: its public fields, parse features and pass context."""
+    d = cand.as_dict()
+    d.pop("valid_from", None)
+    d["corroborating_sources"] = corroborated
+    d["turn_text"] = turn_text
+    return d
+
+
+def _extract(day_input, siblings=None) -> list[tuple]:
+    """(candidate, corroborating sources) as the memory pass sees them before scoring."""
+    from distill import pipeline
+    from distill.extraction.llm import extract_day
+
+    owner = (day_input.owner_name or "the user").split()[0]
+    by_index = {u.index: u for conv in day_input.conversations for u in conv.utterances}
+    out = []
+    for cand in extract_day(day_input).candidates:
+        utt = by_index.get(cand.evidence.first_index) if cand.evidence else None
+        agreeing, disagreement = pipeline.cross_check(
+            cand, utt.started_at if utt else None, bool(utt and utt.is_owner), siblings or [], owner
+        )
+        if disagreement:
+            cand.capture_confidence = min(cand.capture_confidence, pipeline.DISAGREEMENT_CAPTURE)
+            cand.flags.append(disagreement)
+        out.append((cand, agreeing, utt.text if utt else ""))
+    return out
+
+
+# --- days ---------------------------------------------------------------------------------------------------
+def build_days() -> dict:
+    _setup()
+    from bench import extraction as xb
+    from distill import pipeline
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+
+    days = xb.load_days([str(DAYS_DIR)])
+    records, turns = [], {}
+    earlier: list[dict] = []
+    for day in days:
+        inputs = {}
+        for rec in day["recordings"]:
+            convs, idx = [], 0
+            for c in xb.pipeline_convos(rec):
+                utts = []
+                for t in c.turns:
+                    utts.append(
+                        UtteranceIn(
+                            index=idx,
+                            speaker_name=t.speaker_name,
+                            is_owner=bool(t.is_wearer),
+                            text=t.text,
+                            started_at=t.started_at,
+                        )
+                    )
+                    idx += 1
+                convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
+            inputs[rec["source"]] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=rec["source"])
+        names = tuple(day["wearer"].split()) + (day["wearer"].split()[0],)
+        wearer_names = {n.lower() for n in names}
+        cands = xb.day_candidates(day, earlier)
+        group = f"days:{day['date']}"
+        turns[group] = sum(len(c["utterances"]) for rec in day["recordings"] for c in rec["conversations"])
+        for kind in sorted(inputs):
+            siblings = [
+                pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
+                for other, di in sorted(inputs.items())
+                if other != kind
+                for c in di.conversations
+                for u in c.utterances
+            ]
+            for cand, agreeing, text in _extract(inputs[kind], siblings):
+                subject = "wearer" if cand.attribution == "user" else (cand.person or "")
+                mem = xb.Memory(day["date"], "accepted", subject, cand.content, kind)
+                hit = xb.best_match(mem, cands, names, wearer_names)
+                if hit is None:
+                    label, match = 0, ""
+                elif hit["type"] == "trap":
+                    label, match = 0, "trap:" + hit["id"]
+                elif hit["type"] == "gold" or hit["id"].startswith(day["date"]):
+                    label, match = 1, f"{hit['type']}:{hit['id']}"
+                else:  # a still-current fact of an earlier day: neutral
+                    label, match = None, f"earlier:{hit['id']}"
+                rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
+                rec.update(
+                    set="days",
+                    group=group,
+                    label=label,
+                    match=match,
+                    day=day["date"],
+                    source=kind,
+                    subject_label=subject,
+                )
+                records.append(rec)
+        earlier += [
+            {"id": f"{day['date']}:{f['id']}", "about": f["about"], "who": f.get("who", ""), "text": f["fact"]}
+            for f in day["gold_facts"]
+        ]
+    return {"records": records, "turns": turns}
+
+
+# --- LoCoMo -------------------------------------------------------------------------------------------------
+def build_locomo() -> dict:
+    _setup()
+    from bench import extraction as xb
+    from bench import extraction_locomo as xl
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+
+    data = json.loads(LOCOMO_PATH.read_text())
+    sessions = xl.load_sessions(data)
+    obs_by_turn: dict[tuple, list[dict]] = {}
+    obs_by_session: dict[tuple, list[dict]] = {}
+    for o in xl.observations(data):
+        obs_by_session.setdefault((o["sample_id"], o["session"]), []).append(o)
+        for ref in o["dia_ids"]:
+            obs_by_turn.setdefault((o["sample_id"], ref), []).append(o)
+    records, turns = [], {}
+    for s in sessions:
+        group = f"locomo:{s.sample_id}:{s.number:02d}"
+        turns[group] = len(s.turns)
+        utts = [
+            UtteranceIn(
+                index=i,
+                speaker_name=t["speaker"],
+                is_owner=t["speaker"] == s.owner,
+                text=t["text"],
+                started_at=s.started_at,
+            )
+            for i, t in enumerate(s.turns)
+        ]
+        day = DayInput(
+            owner_name=s.owner,
+            source_kind="chat",
+            conversations=[ConversationIn(started_at=s.started_at, utterances=utts, external_id=str(s.number))],
+        )
+        for cand, agreeing, text in _extract(day):
+            subject = s.owner if cand.attribution == "user" else (cand.person or "")
+            first = cand.evidence.first_index if cand.evidence else -1
+            last = cand.evidence.last_index if cand.evidence else -1
+            refs = [s.turns[i]["dia_id"] for i in range(first, last + 1) if 0 <= i < len(s.turns)]
+            label, match = 0, ""
+            for ref in refs:
+                for o in obs_by_turn.get((s.sample_id, ref), []):
+                    if xb.match_score(o["text"], cand.content, xl._name_tokens(o["person"]))[0] >= THRESHOLD:
+                        if subject == o["person"]:
+                            label, match = 1, f"obs:{ref}"
+                        elif not match:
+                            match = f"attribution:{ref}"
+            if not label and not match:
+                # The observations name one turn; the same fact is often said on a neighbouring one.
+                for o in obs_by_session.get((s.sample_id, s.number), []):
+                    if (
+                        subject == o["person"]
+                        and xb.match_score(o["text"], cand.content, xl._name_tokens(o["person"]))[0] >= THRESHOLD
+                    ):
+                        label, match = 1, f"obs-session:{o['dia_ids'][0] if o['dia_ids'] else ''}"
+                        break
+            rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
+            rec.update(
+                set="locomo",
+                group=group,
+                label=label,
+                match=match,
+                sample_id=s.sample_id,
+                session=s.number,
+                dia_ids=refs,
+                subject_label=subject,
+            )
+            records.append(rec)
+    return {"records": records, "turns": turns}
+
+
+# --- persona chats ------------------------------------------------------------------------------------------
+_LINE = re.compile(r"^\s*User ([12])\s*:\s*(.*)$")
+
+
+def persona_rows(path: Path = PERSONA_PATH) -> list[dict]:
+    """Each conversation as {index, personas: {name: [statements]}, turns: [(name, text)]}."""
+    out = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        for i, row in enumerate(csv.DictReader(fh)):
+            turns = []
+            for line in row["Best Generated Conversation"].splitlines():
+                m = _LINE.match(line)
+                if m and m.group(2).strip():
+                    turns.append((PERSONA_NAMES[int(m.group(1)) - 1], _unplaceholder(m.group(2).strip())))
+            personas = {
+                PERSONA_NAMES[0]: [p.strip() for p in row["user 1 personas"].splitlines() if p.strip()],
+                PERSONA_NAMES[1]: [p.strip() for p in row["user 2 personas"].splitlines() if p.strip()],
+            }
+            out.append({"index": i, "personas": personas, "turns": turns})
+    return out
+
+
+def _unplaceholder(text: str) -> str:
+    """``[User 1's name]`` placeholders → the speaker names used here."""
+    text = re.sub(r"\[User 1'?s? name\]", PERSONA_NAMES[0], text, flags=re.I)
+    return re.sub(r"\[User 2'?s? name\]", PERSONA_NAMES[1], text, flags=re.I)
+
+
+def voiced(conv: dict) -> list[dict]:
+    """Persona statements a turn of their own speaker voices (reference matcher, containment ≥ 0.5)."""
+    from bench import extraction as xb
+
+    out = []
+    for name, statements in conv["personas"].items():
+        own = [(i, t) for i, (who, t) in enumerate(conv["turns"]) if who == name]
+        for k, stmt in enumerate(statements):
+            hits = [i for i, t in own if xb.match_score(stmt, t, (name,))[0] >= THRESHOLD]
+            if hits:
+                out.append({"id": f"{conv['index']:04d}:{name}:{k}", "person": name, "text": stmt, "turns": hits})
+    return out
+
+
+def build_persona() -> dict:
+    _setup()
+    from bench import extraction as xb
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+
+    records, turns, gold = [], {}, {}
+    for conv in persona_rows():
+        group = f"persona:{conv['index']:04d}"
+        turns[group] = len(conv["turns"])
+        gold[group] = voiced(conv)
+        utts = [
+            UtteranceIn(index=i, speaker_name=who, is_owner=who == PERSONA_NAMES[0], text=text)
+            for i, (who, text) in enumerate(conv["turns"])
+        ]
+        day = DayInput(
+            owner_name=PERSONA_NAMES[0],
+            source_kind="chat",
+            conversations=[ConversationIn(started_at=None, utterances=utts, external_id=group)],
+        )
+        for cand, agreeing, text in _extract(day):
+            subject = PERSONA_NAMES[0] if cand.attribution == "user" else (cand.person or "")
+            label, match = None, ""
+            best = 0.0
+            for g in gold[group]:
+                s = xb.match_score(g["text"], cand.content, PERSONA_NAMES)[0]
+                if s >= THRESHOLD and s > best:
+                    best = s
+                    label, match = (1, g["id"]) if subject == g["person"] else (0, "attribution:" + g["id"])
+            rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
+            rec.update(set="persona", group=group, label=label, match=match, subject_label=subject)
+            records.append(rec)
+    return {"records": records, "turns": turns, "gold": gold}
+
+
+BUILDERS = {
+    "days": (build_days, (DAYS_DIR,)),
+    "locomo": (build_locomo, (LOCOMO_PATH,)),
+    "persona": (build_persona, (PERSONA_PATH,)),
+}
+
+
+def load(name: str, *, refresh: bool = False) -> dict:
+    """One set's labelled candidates, from the cache when the extractor and the file are unchanged."""
+    build, paths = BUILDERS[name]
+    key = f"{name}-{extractor_key()}-{_file_hash(*paths)}"
+    path = CACHE_DIR / f"{key}.json"
+    if path.exists() and not refresh:
+        return json.loads(path.read_text())
+    started = datetime.now(UTC)
+    data = build()
+    data["key"] = key
+    data["built_at"] = started.isoformat()
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, sort_keys=True, default=str))
+    return data
+
+
+def load_all(*, refresh: bool = False, sets=SETS) -> dict[str, dict]:
+    return {name: load(name, refresh=refresh) for name in sets}
+
+
+if __name__ == "__main__":
+    import time
+
+    for name in SETS:
+        t = time.perf_counter()
+        d = load(name, refresh="--refresh" in sys.argv)
+        labels = [r["label"] for r in d["records"]]
+        print(
+            name,
+            len(labels),
+            "pos",
+            labels.count(1),
+            "neg",
+            labels.count(0),
+            "neutral",
+            labels.count(None),
+            f"{time.perf_counter() - t:.1f}s",
+        )

@@ -1,0 +1,800 @@
+"""Candidate claims from a dependency parse (spaCy): one ``Claim`` per predicate, with what the model needs.
+
+For every sentence, every predicate head (the root, verbs coordinated with it, and clauses a verb of thinking or
+saying introduces) gives a claim: its subject (the speaker "I", the listener "you", a named person, a pronoun, a
+thing of the speaker's: "my ferritin"), its predicate (verb lemma + particle, or "be" + the complement), its
+object, and the context that decides whether it is a claim at all: negation, modality, hedges, tense and aspect,
+question, condition, hypothetical, quotation, reported speech, imperative, coordination. Conjoined objects split
+too ("I keep goats and geese" → two claims).
+
+The closed word classes used below (modal verbs, epistemic adverbs, verbs of saying and thinking, conditional
+subordinators, positive evaluatives for sarcasm cues) are grammatical categories of English, not phrases seen in
+any development file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from lemminflect import getInflection, getLemma
+
+from distill.extraction.lexicon import (
+    COMMENT_CONJUNCTIONS,
+    CONDITION_MARKS,
+    CONFIRMATION_TAGS,
+    CONTROL_VERBS,
+    DATE_LABELS,
+    FIRST,
+    FIRST_PLURAL,
+    FRAME_MARKS,
+    HEDGE_ADVERBS,
+    HEDGE_VERBS,
+    HYPERBOLE_NUMBERS,
+    HYPERBOLE_VERBS,
+    HYPOTHETICAL_HEADS,
+    INTENSIFIERS,
+    IRONY_MARKERS,
+    LAUGHTER,
+    LEADING_DISCOURSE,
+    MODAL_AUX,
+    MOMENT_ADVERBS,
+    NEAR_TERM_WORDS,
+    OBJECT_DEPS,
+    PARTICLES,
+    PLACE_LABELS,
+    POSITIVE_EVALUATIVES,
+    QUANTITY_LABELS,
+    SAY_VERBS,
+    SECOND,
+    SUBJECT_DEPS,
+    SUPERLATIVE_FRAMES,
+    THIRD_PRONOUNS,
+    VAGUE_WORDS,
+)
+
+
+@dataclass
+class Claim:
+    """One predicate of one sentence, with its parse context (see ``features``)."""
+
+    text: str  # the clause in the speaker's words, other conjuncts and conditions cut out
+    subject_kind: str  # first | first_plural | second | named | pronoun | possessed | thing | none
+    subject_text: str
+    subject_name: str = ""  # a named subject's name; a possessed subject's head noun
+    subject_i: int = -1  # the subject token's index in the doc (-1: none)
+    sent_end: int = -1  # where the claim's sentence ends in the doc
+    possessor: str = ""  # "first" / "second" when the subject is "my …" / "your …"
+    features: dict = field(default_factory=dict)
+    entities: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _lemma(tok) -> str:
+    """The lemma; for inflected verbs lemminflect's lexicon, which is surer than the small model's rules
+    ("hates" → "hate", not "hat")."""
+    if tok.pos_ in ("VERB", "AUX") and (tok.tag_ in ("VBZ", "VBD", "VBG", "VBN") or tok.lemma_.lower() == tok.lower_):
+        return _verb_lemma(tok.lower_, tok.lemma_.lower())
+    return tok.lemma_.lower()
+
+
+@lru_cache(maxsize=8192)
+def _verb_lemma(word: str, fallback: str) -> str:
+    lemmas = getLemma(word, upos="VERB")
+    return lemmas[0].lower() if lemmas else fallback
+
+
+def _aux_of(head) -> list:
+    return [c for c in head.children if c.dep_ in ("aux", "auxpass", "neg")]
+
+
+def _subject(head):
+    for c in head.children:
+        if c.dep_ in SUBJECT_DEPS:
+            return c
+    return None
+
+
+def _inherited_subject(head):
+    """A verb coordinated with another ("I dance, run a school and bake") shares its subject; so does a complement
+    of a control verb ("I want to learn Welsh"). The parser may hang the conjunct on the object ("school"): walk up
+    to the nearest verb with a subject."""
+    if head.dep_ not in ("conj", "xcomp", "dep"):
+        return None
+    h = head
+    for _ in range(6):
+        if h.head == h:
+            return None
+        h = h.head
+        s = _subject(h)
+        if s is not None:
+            return s
+        if h.dep_ not in ("conj", "xcomp", "dep", "dobj", "pobj", "prep", "attr"):
+            return None
+    return None
+
+
+def _is_predicate(tok) -> bool:
+    return tok.pos_ in ("VERB", "AUX") or (tok.dep_ == "ROOT" and any(c.dep_ in SUBJECT_DEPS for c in tok.children))
+
+
+def predicate_heads(sent) -> list:
+    """The root, predicates coordinated with it, and complement clauses of thinking/saying verbs."""
+    heads = [sent.root]
+    for t in sent:
+        if t == sent.root:
+            continue
+        if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX"):
+            heads.append(t)
+        elif t.dep_ == "conj" and _subject(t) is not None:
+            heads.append(t)
+        elif t.dep_ == "dep" and t.pos_ == "VERB" and t.i > t.head.i:
+            heads.append(t)
+        elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and _subject(t) is not None:
+            if t.dep_ == "ccomp" and _lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
+                continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
+            heads.append(t)
+    return sorted(heads, key=lambda t: t.i)
+
+
+def _drop_ranges(head, heads) -> set[int]:
+    """Token indices cut from ``head``'s clause: other predicates' subtrees, conditions, vocatives, discourse."""
+    cut: set[int] = set()
+    for other in heads:
+        if other == head or other.is_ancestor(head):
+            continue
+        if head.is_ancestor(other):
+            cut.update(t.i for t in other.subtree)
+    doc = head.doc
+    for start in sorted({min(t.i for t in o.subtree) for o in heads if o != head and head.is_ancestor(o)}):
+        j = start - 1
+        while j >= head.sent.start and doc[j].dep_ in ("cc", "punct") and doc[j].i not in cut:
+            cut.add(j)
+            j -= 1
+    for c in head.children:
+        marks = {_lemma(m) for m in c.children if m.dep_ == "mark"}
+        if c.dep_ == "advcl" and (marks & CONDITION_MARKS or (c.i < head.i and marks & FRAME_MARKS)):
+            cut.update(t.i for t in c.subtree)
+        elif c.dep_ == "cc" and c.lower_ in COMMENT_CONJUNCTIONS and c.i > head.i and doc[c.i - 1].text == ",":
+            # ", so no cashews at all": what follows is a comment on the claim (a second predicate is a head
+            # of its own and was cut above)
+            cut.update(t.i for t in head.subtree if t.i >= c.i - 1)
+        elif c.dep_ in ("intj", "discourse"):
+            cut.update(t.i for t in c.subtree)
+        elif c.dep_ == "npadvmod" and c.ent_type_ == "PERSON" and c.i in (head.sent.start, head.sent.end - 1):
+            cut.update(t.i for t in c.subtree)
+        elif c.dep_ == "cc" and c.i < head.i and head.dep_ != "ROOT":
+            cut.add(c.i)
+        elif c.dep_ == "cc" and any(o.i > c.i and head.is_ancestor(o) for o in heads if o != head):
+            cut.add(c.i)
+    for t in head.subtree:  # a non-restrictive relative clause (", which is great") comments on the claim
+        start = min(x.i for x in t.subtree)
+        if t.dep_ == "relcl" and t.i not in cut and start > 0 and doc[start - 1].text == ",":
+            cut.update(x.i for x in t.subtree)
+            cut.add(start - 1)
+    return cut
+
+
+def _span_text(doc, idxs: list[int]) -> str:
+    parts = []
+    for n, i in enumerate(idxs):
+        tok = doc[i]
+        ws = tok.whitespace_ if n + 1 < len(idxs) and idxs[n + 1] == i + 1 else " "
+        parts.append(tok.text + ws)
+    text = "".join(parts).strip()
+    return text.strip(" ,;:-–—").strip()
+
+
+def _clause_tokens(head, heads, subject) -> list[int]:
+    cut = _drop_ranges(head, heads)
+    idxs = [t.i for t in head.subtree if t.i not in cut]
+    if subject is not None and subject.i not in idxs:
+        # An inherited subject (and the auxiliaries of the verb it came from) goes before the verb.
+        extra = [t.i for t in subject.subtree]
+        if head.tag_ in ("VB", "VBG", "VBN") and not _aux_of(head):
+            parent = head.head
+            extra += [a.i for a in _aux_of(parent) if a.dep_ != "neg"]
+        idxs = sorted(set(extra)) + idxs
+    # Leading discourse words and conjunctions are not part of the claim ("so", "and", "well", "oh", ",").
+    doc = head.doc
+    while idxs and (doc[idxs[0]].is_punct or doc[idxs[0]].dep_ in ("cc", "intj", "mark", "prep") and idxs[0] < head.i):
+        if doc[idxs[0]].dep_ == "prep" and doc[idxs[0]].head != head:
+            break
+        if doc[idxs[0]].dep_ == "prep":
+            # a fronted phrase ("At the lab, I run assays") stays: only bare conjunctions and marks go
+            break
+        idxs.pop(0)
+    while idxs and (doc[idxs[0]].lower_ in LEADING_DISCOURSE):
+        if doc[idxs[0]].dep_ in ("nsubj", "dobj"):
+            break
+        idxs.pop(0)
+    # "Great, so I'm …", "Honestly, I …": a short opener closed by a comma before the subject goes too.
+    if subject is not None and idxs and idxs[0] < subject.i:
+        commas = [n for n, i in enumerate(idxs) if i < subject.i and doc[i].text == ","]
+        if commas and commas[-1] <= 3 and not any(doc[i].pos_ in ("NOUN", "PROPN", "VERB") for i in idxs[: commas[-1]]):
+            idxs = idxs[commas[-1] + 1 :]
+        while idxs and idxs[0] < subject.i and doc[idxs[0]].lower_ in ("so", "and", "but", "well", "oh", "then"):
+            idxs.pop(0)
+    while idxs and doc[idxs[-1]].is_punct:
+        idxs.pop()
+    # "…, Sam.": a name said to the listener closing the clause is not part of it.
+    if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
+        idxs = idxs[:-2]
+    return idxs
+
+
+def _object_of(head):
+    """The predicate's complement: (token, preposition lemma) — a direct object, attribute, adjective
+    complement, open complement, or the object of the first preposition."""
+    particle = ""
+    for c in head.children:
+        if c.dep_ == "prt" or (c.dep_ == "advmod" and c.lower_ in PARTICLES and c.i == head.i + 1):
+            particle = c.lower_
+    for c in head.children:
+        if c.dep_ == "advmod" and c.pos_ == "ADJ" and c.i > head.i:
+            return c, particle, ""  # "came back low": an adjective complement the parser took for an adverb
+    for dep in OBJECT_DEPS:
+        for c in head.children:
+            if c.dep_ == dep:
+                if dep == "npadvmod" and c.ent_type_ in DATE_LABELS:
+                    continue
+                return c, particle, ""
+    for c in head.children:
+        if c.dep_ in ("prep", "agent"):
+            pobj = next((g for g in c.children if g.dep_ in ("pobj", "pcomp")), None)
+            if pobj is not None:
+                return pobj, particle, c.lower_
+    return None, particle, ""
+
+
+def _complement_prep(obj) -> str:
+    """ "allergic to X", "good at X": the preposition hanging off an adjective or noun complement."""
+    if obj is None:
+        return ""
+    for c in obj.children:
+        if c.dep_ == "prep":
+            return c.lower_
+    return ""
+
+
+def _tense_aspect(head, aux: list) -> tuple[str, str]:
+    words = {_lemma(a) for a in aux} | {a.lower_ for a in aux}
+    tags = {a.tag_ for a in aux} | {head.tag_}
+    aspect = "simple"
+    if head.tag_ == "VBG" and "be" in words:
+        aspect = "progressive"
+    elif head.tag_ == "VBN" and "have" in words:
+        aspect = "perfect"
+    if "been" in {a.lower_ for a in aux} and head.tag_ == "VBG":
+        aspect = "perfect_progressive"
+    if words & {"will", "'ll", "shall", "wo"}:
+        return "future", aspect
+    if "VBD" in tags or any("Past" in a.morph.get("Tense") for a in aux if a.tag_ != "VBN"):
+        return "past", aspect
+    return "present", aspect
+
+
+def _modality(head, aux: list) -> tuple[str, object]:
+    """(modality, real head): a modal auxiliary, or a control verb whose complement carries the claim."""
+    for a in aux:
+        key = a.lower_ if a.lower_ in MODAL_AUX else _lemma(a)
+        if a.tag_ == "MD" and key in MODAL_AUX:
+            return MODAL_AUX[key], head
+    return "none", head
+
+
+def _is_question(sent, head, subject, heads=()) -> bool:
+    text = sent.text.rstrip()
+    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
+    if text.endswith("?") and later and subject is not None and subject.lower_ in FIRST | FIRST_PLURAL:
+        # "I'm allergic to latex, is that on my file?": the speaker's statement, then a question about it.
+        if not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg"):
+            return False
+    if text.endswith("?"):
+        # A first-person statement followed by a confirmation tag ("I switched to decaf, remember?") stays one.
+        words = [t for t in sent if not t.is_punct]
+        commas = [t.i for t in sent if t.text == ","]
+        if subject is not None and subject.lower_ in FIRST | FIRST_PLURAL and commas and head.i < commas[-1]:
+            tail = [t for t in words if t.i > commas[-1]]
+            if 0 < len(tail) <= 2 and all(t.lower_ in CONFIRMATION_TAGS for t in tail):
+                return False
+        return True
+    first = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc")), None)
+    if first is not None and first.tag_ in ("WP", "WRB", "WDT") and first.head == head and head.dep_ == "ROOT":
+        return subject is not None and any(a.i < subject.i for a in _aux_of(head))  # "what do you do"
+    if subject is not None and head.dep_ == "ROOT":
+        inverted = [a for a in _aux_of(head) if a.i < subject.i and a.dep_ != "neg"]
+        if inverted and inverted[0].i == sent.start:
+            return True
+        if head.lemma_ == "be" and head.i < subject.i and head.i == sent.start:
+            return True
+    return False
+
+
+def _conditional(head) -> bool:
+    h = head
+    for _ in range(8):
+        for c in h.children:
+            if c.dep_ == "mark" and _lemma(c) in CONDITION_MARKS:
+                return True
+            if c.dep_ == "advcl" and any(_lemma(m) in CONDITION_MARKS for m in c.children if m.dep_ == "mark"):
+                return True
+        if h.dep_ == "ROOT" or h.head == h:
+            return False
+        h = h.head
+    return False
+
+
+def _in_quote(sent, idxs: list[int]) -> bool:
+    doc = sent.doc
+    inside = False
+    quoted: set[int] = set()
+    for t in sent:
+        if t.text in ('"', "“", "”", "``", "''"):
+            inside = not inside
+            continue
+        if inside:
+            quoted.add(t.i)
+    return (
+        bool(idxs)
+        and sum(1 for i in idxs if i in quoted) > len(idxs) / 2
+        or (bool(quoted) and any(doc[i].lemma_ in SAY_VERBS for i in range(sent.start, sent.end)))
+    )
+
+
+QUOTATIVE_VERBS = SAY_VERBS | {"go", "ask", "yell", "scream", "shout", "whisper"}
+
+
+def _quotative_before(head) -> str:
+    """A quotative with another subject before the clause in its sentence: "The captain goes, I'm …", "she's
+    like, I …", "he said: I …". Returns that subject's word, or ""."""
+    subject = _subject(head)
+    start = min(head.i, subject.i) if subject is not None else head.i
+    for t in head.sent:
+        if t.i >= start:
+            break
+        lemma = _lemma(t)
+        quotative = lemma in QUOTATIVE_VERBS or (lemma == "be" and any(c.lower_ == "like" for c in t.children))
+        if not quotative:
+            continue
+        s = _subject(t)
+        if s is not None and s.lower_ not in FIRST and any(p.text in (",", ":") for p in head.doc[t.i : start]):
+            return s.lower_
+    return ""
+
+
+def _reported(head) -> tuple[bool, str]:
+    """Is this clause what someone else said or thought ("she said she's moving", "Tom thinks I'm a nurse")?
+    Returns (reported, the reporter's pronoun class)."""
+    quoted_by = _quotative_before(head)
+    if quoted_by:
+        return True, quoted_by
+    h = head
+    for _ in range(6):
+        if h.dep_ in ("ccomp", "parataxis") and h.head != h:
+            gov = h.head
+            if _lemma(gov) in SAY_VERBS | HEDGE_VERBS | {"hear", "read", "know"}:
+                s = _subject(gov)
+                who = s.lower_ if s is not None else ""
+                if who in FIRST and _lemma(gov) not in ("hear", "read"):
+                    return False, "first"
+                return True, who
+            h = gov
+        else:
+            return False, ""
+    return False, ""
+
+
+def _hedged(head, sent) -> bool:
+    for t in sent:
+        if t.lower_ in HEDGE_ADVERBS and (t.head == head or t.head.head == head or t.head in head.ancestors):
+            return True
+        if t.lower_ in ("kind", "sort") and t.nbor(1).lower_ == "of" if t.i + 1 < len(t.doc) else False:
+            return True
+    gov = head.head if head.dep_ == "ccomp" else None
+    if gov is not None and _lemma(gov) in HEDGE_VERBS:
+        s = _subject(gov)
+        return s is not None and s.lower_ in FIRST | FIRST_PLURAL
+    # "I don't know, I might …", "not sure": negated knowledge in the sentence
+    return any(_lemma(t) == "know" and any(c.dep_ == "neg" for c in t.children) for t in sent)
+
+
+def _hypothetical(head, sent, modality: str) -> bool:
+    if modality in ("would", "could") or _lemma(head) in HYPOTHETICAL_HEADS:
+        return True
+    h = head
+    for _ in range(6):
+        if _lemma(h) in HYPOTHETICAL_HEADS and h != head:
+            return True
+        if h.head == h:
+            break
+        h = h.head
+    return any(t.lower_ in ("someday", "hypothetically") for t in sent)
+
+
+def sarcasm_cues(sent, doc, turn_docs_after=()) -> int:
+    """Count generic irony cues around a sentence: a positive evaluative opening the sentence before a comma
+    ("Great, so …"), an irony pair ("yeah right"), an intensifier with an exclamation, a superlative frame
+    ("best … ever", "in the world"), hyperbolic numbers, a verbless or gerund-only fragment right after in the
+    same turn ("Living the dream."), a sudden "now" on a first-person identity, laughter in the reply."""
+    cues = 0
+    toks = [t for t in sent if not t.is_space]
+    words = [t.lower_ for t in toks]
+    if (
+        len(toks) > 2
+        and words[0] in POSITIVE_EVALUATIVES | {"oh"}
+        and (words[1] in (",", "!") or (words[0] == "oh" and words[1] in POSITIVE_EVALUATIVES))
+    ):
+        cues += 1
+    if any((a, b) in IRONY_MARKERS for a, b in zip(words, words[1:], strict=False)):
+        cues += 1
+    if "!" in words and any(w in INTENSIFIERS for w in words):
+        cues += 1
+    if any(t.tag_ in ("JJS", "RBS") for t in toks) and any(w in SUPERLATIVE_FRAMES for w in words):
+        cues += 1
+    if any(w in HYPERBOLE_NUMBERS for w in words):
+        cues += 1
+    root = sent.root
+    subject = _subject(root)
+    if (
+        subject is not None
+        and subject.lower_ in FIRST
+        and _lemma(root) == "be"
+        and any(c.lower_ == "now" for c in root.children)
+        and any(c.dep_ == "attr" for c in root.children)
+    ):
+        cues += 1
+    following = [s for s in doc.sents if s.start >= sent.end]
+    if following:
+        nxt = following[0]
+        has_subject = any(t.dep_ in SUBJECT_DEPS for t in nxt)
+        finite = any(t.tag_ in ("VBD", "VBP", "VBZ", "MD") for t in nxt)
+        gerund = nxt.root.tag_ == "VBG"
+        if gerund and not has_subject and not finite and 1 < len([t for t in nxt if not t.is_punct]) <= 5:
+            cues += 1  # "Living the dream.", "Loving every minute.": a comment on the sentence before
+    for other in turn_docs_after:
+        first = next((t for t in other if not t.is_punct), None)
+        if first is not None and first.lower_ in LAUGHTER:
+            cues += 1
+            break
+    return cues
+
+
+def _entities_in(doc, idxs: list[int]) -> list[tuple[str, str]]:
+    s = set(idxs)
+    return [(e.text, e.label_) for e in doc.ents if any(t.i in s for t in e)]
+
+
+@lru_cache(maxsize=8192)
+def _is_common_word(word: str) -> bool:
+    """Is this an English common noun, verb or adjective in lemminflect's lexicon ("Dance", "Life", "Guidance")?"""
+    from lemminflect import getAllLemmas
+
+    tags = getAllLemmas(word.lower())
+    return bool(tags) and "PROPN" not in tags
+
+
+def _name_like(tok) -> bool:
+    """A proper-noun subject is a person's name when the recogniser says PERSON, or when the word is no common
+    English word: the tagger marks any capitalised sentence-initial noun PROPN ("Dance is my escape")."""
+    if tok.ent_type_ == "PERSON" and not (tok.i == tok.sent.start and _is_common_word(tok.text)):
+        return True
+    return not _is_common_word(tok.text)
+
+
+def _subject_kind(subject, head) -> tuple[str, str, str]:
+    """(kind, name, possessor) for a subject token."""
+    if subject is None:
+        return "none", "", ""
+    low = subject.lower_
+    if low in FIRST:
+        return "first", "", ""
+    if low in FIRST_PLURAL:
+        return "first_plural", "", ""
+    if low in SECOND:
+        return "second", "", ""
+    if low in THIRD_PRONOUNS:
+        return "pronoun", low, ""
+    if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON") and _name_like(subject):
+        nxt = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
+        if nxt is not None and nxt.text in (",", "!") and nxt.i < head.i:
+            return "none", "", ""  # "Hey Caroline, that trip was wild": a name said to someone, not a subject
+        # A one-word "ORG" is often a rare first name to the small model ("Ingrid is a dentist"); places, works
+        # and longer organisation names are things.
+        org = subject.ent_type_ == "ORG" and any(
+            e.label_ == "ORG" and len(e) > 1 and subject in e for e in subject.doc.ents
+        )
+        if org or subject.ent_type_ in PLACE_LABELS | {"PRODUCT", "WORK_OF_ART", "EVENT", "NORP", "LAW", "LANGUAGE"}:
+            return "thing", "", ""
+        parts = [t for t in subject.subtree if t.pos_ == "PROPN" and (t == subject or t.dep_ in ("compound", "flat"))]
+        return "named", " ".join(t.text for t in sorted(parts, key=lambda t: t.i)), ""
+    appos = next((c for c in subject.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
+    if appos is not None and subject.pos_ == "NOUN":
+        return "named", appos.text, ""  # "my sister Ilse", "my friend, Ilse"
+    poss = next((c for c in subject.children if c.dep_ == "poss"), None)
+    if poss is not None:
+        if poss.lower_ in FIRST:
+            return "possessed", subject.lemma_.lower(), "first"
+        if poss.lower_ in SECOND:
+            return "possessed", subject.lemma_.lower(), "second"
+        if poss.lower_ in FIRST_PLURAL:
+            return "possessed", subject.lemma_.lower(), "first_plural"
+        # "Priya's sister": appositive or named possessor
+        if poss.pos_ == "PROPN":
+            return "possessed", subject.lemma_.lower(), poss.text
+    # "my sister Dana" / "my friend, Dana": an appositive name
+    appos = next((c for c in subject.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
+    if appos is not None:
+        return "named", appos.text, ""
+    return "thing", "", ""
+
+
+def claims_from_doc(doc, turn_docs_after=()) -> list[Claim]:
+    """Every candidate claim of one turn's doc (see the module docstring)."""
+    out: list[Claim] = []
+    for sent in doc.sents:
+        heads = predicate_heads(sent)
+        cues = None
+        for head in heads:
+            for claim in _claims_for_head(doc, sent, head, heads):
+                if cues is None:
+                    cues = sarcasm_cues(sent, doc, turn_docs_after)
+                claim.features["sarcasm_cues"] = cues
+                out.append(claim)
+    return out
+
+
+def _poss_of(tok) -> str:
+    for c in tok.children:
+        if c.dep_ == "poss":
+            return "first" if c.lower_ in FIRST else "second" if c.lower_ in SECOND else ""
+    return ""
+
+
+def _past_form(tok) -> bool:
+    """Is this word a past form that is not also its base form ("took", not "put")? The tagger may read a
+    sentence-initial past as an imperative."""
+    lemma = _verb_lemma(tok.lower_, tok.lower_)
+    return tok.lower_ != lemma and tok.lower_ in (getInflection(lemma, tag="VBD") or ())
+
+
+@dataclass
+class _Subject:
+    token: object  # the subject token (None when left out)
+    kind: str
+    name: str = ""
+    possessor: str = ""
+    inherited: bool = False
+    implicit: bool = False
+
+
+def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
+    if _lemma(head) in HEDGE_VERBS | QUOTATIVE_VERBS | {"know", "remember", "realize", "hear"} and any(
+        c.dep_ == "ccomp" or c in heads for c in head.children
+    ):
+        return []  # "I think …", "she said …": the complement is the claim
+    aux = _aux_of(head)
+    modality, _ = _modality(head, aux)
+    # A control verb ("want to", "going to", "have to", "used to") hands the claim to its complement.
+    real, control = head, ""
+    xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
+    if xcomp is not None and _lemma(head) in CONTROL_VERBS and not (_lemma(head) == "keep" and xcomp.tag_ != "VBG"):
+        control, real = _lemma(head), xcomp
+        modality = CONTROL_VERBS[control] if modality == "none" else modality
+    subj = _find_subject(sent, head, real, aux)
+    if subj is None or subj.kind in ("none", "thing"):
+        return []
+    idxs = _clause_tokens(head, heads, subj.token)
+    if not idxs:
+        return []
+    base, obj = _predicate_features(sent, head, real, aux, heads, idxs, modality, control)
+    base.update(subject_kind=subj.kind, implicit_subject=subj.implicit, inherited_subject=subj.inherited)
+    base["is_question"] = _is_question(sent, head, subj.token, heads)
+    variants = _object_variants(doc, obj, idxs)
+    out = []
+    for obj_tok, var_idxs in variants:
+        f = _variant_features(doc, real, obj_tok, var_idxs, dict(base))
+        f["coordinated"] = f["coordinated"] or len(variants) > 1
+        token = subj.token
+        out.append(
+            Claim(
+                text=_span_text(doc, var_idxs),
+                subject_kind=subj.kind,
+                subject_text=token.text if token is not None else "",
+                subject_i=token.i if token is not None else -1,
+                sent_end=sent.end,
+                subject_name=subj.name,
+                possessor=subj.possessor,
+                features=f,
+                entities=_entities_in(doc, var_idxs),
+            )
+        )
+    return out
+
+
+def _find_subject(sent, head, real, aux) -> _Subject | None:
+    """The clause's subject: its own, one shared with a coordinated verb, an omitted "I" ("Took the ferry…"),
+    or a thing said to be the speaker's ("Gardening is my escape"). None for orders and embedded questions."""
+    subject = _subject(head)
+    inherited = False
+    if subject is None:
+        subject = _inherited_subject(head)
+        inherited = subject is not None
+    kind, name, possessor = _subject_kind(subject, head)
+    implicit = False
+    if subject is None and head.dep_ == "ROOT":
+        first_word = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc", "advmod")), None)
+        if first_word == head and (head.tag_ in ("VBD", "VBN") or _past_form(head)):
+            kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out
+        elif head.tag_ == "VBG" and any(a.lower_ == "been" for a in aux) and first_word in aux:
+            kind, implicit = "first", True  # "Been learning the oud"
+    first_tok = next((t for t in head.subtree if not t.is_punct), None)
+    if (
+        first_tok is not None
+        and first_tok.tag_ in ("WRB", "WP", "WDT")
+        and head.dep_ != "ROOT"
+        and first_tok.i < (subject.i if subject is not None else head.i)
+    ):
+        return None  # "… why Dev moved", "what she said": an embedded question or relative, not a claim
+    if subject is None and not implicit and head.tag_ == "VB" and head.dep_ == "ROOT":
+        return None  # an order
+    if kind == "thing" and subject is not None and subject.pos_ != "PRON":
+        # "Gardening is my escape", "Chess matters to me": a thing said to be the speaker's, or to act on them.
+        owned = [
+            c for c in real.children if c.dep_ in ("attr", "dobj", "dative") and _poss_of(c) in ("first", "second")
+        ]
+        to_me = [
+            g for c in real.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj" and g.lower_ == "me"
+        ]
+        if owned or to_me:
+            kind, possessor, name = "possessed", (_poss_of(owned[0]) if owned else "first"), ""
+    return _Subject(subject, kind, name, possessor, inherited, implicit)
+
+
+def _predicate_features(sent, head, real, aux, heads, idxs, modality, control) -> tuple[dict, object]:
+    """Tense, aspect, negation, predicate, object and context features of one clause; returns (features, object)."""
+    tense, aspect = _tense_aspect(real, aux if real == head else aux + _aux_of(real))
+    if control == "go" and head.tag_ == "VBG":
+        tense = "future"
+    if control == "use":
+        tense, aspect = "past", "habitual"
+    raw_aux = aux + (_aux_of(real) if real != head else [])
+    negated = any(a.dep_ == "neg" for a in raw_aux) or any(c.dep_ == "neg" for c in real.children)
+    obj, particle, prep = _object_of(real)
+    if obj is not None and obj.dep_ == "ccomp":
+        obj = None  # the complement clause is its own claim
+    if obj is not None and any(c.dep_ == "det" and c.lower_ == "no" for c in obj.children):
+        negated = True  # "I have no siblings"
+    predicate = _lemma(real) + (f" {particle}" if particle else "")
+    if _lemma(real) == "be" and obj is not None and obj.dep_ in ("attr", "acomp"):
+        cprep = _complement_prep(obj)
+        predicate = f"be {obj.lemma_.lower()}" + (f" {cprep}" if cprep else "")
+    elif prep:
+        predicate += f" {prep}"
+    reported, reporter = _reported(head)
+    habitual = (
+        tense == "present"
+        and aspect == "simple"
+        and _lemma(real) != "be"
+        and real.pos_ == "VERB"
+        and modality == "none"
+    ) or any(t.lower_ in ("always", "usually", "often", "every", "each", "weekly", "daily") for t in real.subtree)
+    features = dict(
+        negated=negated,
+        modality=modality,
+        control_verb=control,
+        hedged=_hedged(real, sent) or _hedged(head, sent),
+        tense=tense,
+        aspect=aspect,
+        habitual=bool(habitual),
+        conditional=_conditional(head),
+        hypothetical=_hypothetical(real, sent, modality) or _hypothetical(head, sent, modality),
+        in_quote=_in_quote(sent, idxs),
+        reported=reported,
+        reporter=reporter,
+        imperative=False,
+        coordinated=head.dep_ == "conj" or any(c.dep_ == "conj" and c in heads for c in head.children),
+        exclamation=sent.text.rstrip().endswith("!"),
+        verb_lemma=_lemma(real),
+        verb_tag=real.tag_,
+        predicate=predicate,
+        particle=particle,
+        preposition=prep,
+        head_dep=head.dep_,
+    )
+    return features, obj
+
+
+def _variant_features(doc, real, obj_tok, var_idxs, f: dict) -> dict:
+    """The object's and the clause's own features for one conjunct variant of a clause."""
+    f["object_head_lemma"] = _lemma(obj_tok) if obj_tok is not None else ""
+    f["object_pos"] = obj_tok.pos_ if obj_tok is not None else ""
+    f["object_dep"] = obj_tok.dep_ if obj_tok is not None else ""
+    f["object_ent_label"] = obj_tok.ent_type_ if obj_tok is not None and obj_tok.ent_type_ else ""
+    f["object_is_pronoun"] = bool(obj_tok is not None and obj_tok.pos_ == "PRON")
+    f["object_has_poss_first"] = bool(
+        obj_tok is not None and any(c.dep_ == "poss" and c.lower_ in FIRST for c in obj_tok.children)
+    )
+    labels = {lab for _, lab in _entities_in(doc, var_idxs)}
+    vtoks = [doc[i] for i in var_idxs]
+    f["has_date"] = bool(labels & DATE_LABELS)
+    f["has_quantity"] = bool(labels & QUANTITY_LABELS) or any(t.like_num for t in vtoks)
+    f["has_place"] = bool(labels & PLACE_LABELS)
+    f["has_person"] = "PERSON" in labels
+    f["has_org"] = "ORG" in labels
+    f["n_tokens"] = len(var_idxs)
+    f["words"] = [t.lemma_.lower() for t in vtoks if not t.is_punct]
+    f["content_words"] = sum(1 for t in vtoks if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "VERB") and not t.is_stop)
+    f.update(_moment_features(vtoks, real, f))
+    return f
+
+
+def _moment_features(toks: list, real, f: dict) -> dict:
+    """Cues that a claim is about the moment rather than the person: a passing action ("I'm just parking the
+    van"), a plan for the next hours ("I'll do it tonight"), a small offer to the listener ("I'll grab you a
+    coffee"), figurative extremity ("it's killing me"), a vague object ("I love it")."""
+    words = {t.lower_ for t in toks}
+    objects = [c for c in real.children if c.dep_ in ("dobj", "dative")]
+    preps = [g for c in real.children if c.dep_ == "prep" and c.lower_ == "for" for g in c.children]
+    to_listener = any(t.lower_ in SECOND for t in objects + preps)
+    figurative = (_lemma(real) in HYPERBOLE_VERBS and any(t.lower_ in FIRST | {"us"} for t in real.subtree)) or (
+        "literally" in words
+    )
+    return {
+        "momentary": f.get("aspect") == "progressive" and bool(words & MOMENT_ADVERBS),
+        "near_term": bool(words & NEAR_TERM_WORDS),
+        "offer_to_listener": to_listener
+        and f.get("modality") in ("will", "can", "want")
+        or (real.head.lower_ == "let" and any(c.lower_ == "me" for c in real.head.children)),
+        "figurative_cues": int(figurative),
+        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS,
+    }
+
+
+def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]:
+    """Conjoined objects ("goats and geese", "tea, coffee and mate") → one token list per conjunct."""
+    if obj is None:
+        return [(None, idxs)]
+    conjuncts = [obj]
+    for t in obj.subtree:  # in order: a conjunct of the object or of an earlier conjunct
+        if t.dep_ == "conj" and t.head in conjuncts:
+            conjuncts.append(t)
+    conjuncts = [c for c in conjuncts if c.pos_ in ("NOUN", "PROPN", "ADJ", "NUM") or c == obj]
+    if len(conjuncts) < 2 or any(c.pos_ in ("VERB", "AUX") for c in conjuncts[1:]):
+        return [(obj, idxs)]
+    keep = set(idxs)
+    out = []
+    for c in conjuncts:
+        drop: set[int] = set()
+        for other in conjuncts:
+            if other == c:
+                continue
+            if other == obj:
+                # the first conjunct: its own tokens only (its subtree holds the others)
+                own = {t.i for t in obj.subtree} - {t.i for o in conjuncts[1:] for t in o.subtree}
+                own -= {t.i for t in obj.lefts}  # determiners and modifiers stay for the shared head
+                drop |= {obj.i} | {t.i for t in obj.rights if t.i in own}
+            else:
+                drop |= {t.i for t in other.subtree}
+        cc_punct = {t.i for t in doc[obj.i : obj.right_edge.i + 1] if t.dep_ in ("cc", "punct") and t.head in conjuncts}
+        var = [i for i in idxs if i in keep and i not in drop and i not in cc_punct]
+        if c != obj:
+            # put the conjunct where the first object stood
+            others = {t.i for o in conjuncts if o != c and o != obj for t in o.subtree if c.is_ancestor(o)}
+            own = [t.i for t in c.subtree if t.i in keep and t.i not in others and t.i not in cc_punct]
+            rest = [i for i in var if i not in own]
+            pos = next((n for n, i in enumerate(rest) if i > obj.i), len(rest))
+            left = {t.i for t in obj.lefts}
+            rest_wo = [i for i in rest if i not in left or doc[i].dep_ in ("det", "poss")]
+            pos = next((n for n, i in enumerate(rest_wo) if i > obj.i), len(rest_wo))
+            var = rest_wo[:pos] + own + rest_wo[pos:]
+        out.append((c, var))
+    return out
+
+
+def date_fragment(sent) -> bool:
+    """A short verbless sentence holding a date or time ("The seventeenth to the nineteenth.", "Saturday, 9 am.")
+    completes the statement before it."""
+    words = [t for t in sent if not t.is_punct]
+    if not words or len(words) > 8 or any(t.pos_ in ("VERB", "AUX") for t in words):
+        return False
+    return any(t.ent_type_ in DATE_LABELS | {"ORDINAL"} for t in words)

@@ -1,0 +1,293 @@
+"""The trust gate's model: the probability that a candidate is a durable, true statement about the right person.
+
+A logistic regression over hashed features in four groups, then an isotonic calibration table:
+
+- ``a:`` **attribution**: whom the claim is about and how sure the extractor is (subject type, resolved
+  speaker, attribution confidence, owner speaking, a named person). Its summed contribution is reported on its
+  own (``attribution_logit``) and checked by ``attribution_ok``: a claim whose subject is uncertain is never
+  accepted, whatever the other groups say.
+- ``s:`` **shape**: the parse features of the claim (negation, modality, hedges, tense, aspect, question,
+  conditional, quotation, report, sarcasm cues, length, entities), the extractor's hard ceiling, flags, kind,
+  importance and its own confidence (the LLM extractor's confidence is one more number here).
+- ``c:`` **context**: another device heard it, the judge's verdict, an active memory supports it, which extractor.
+- ``w:``/``b:`` **words**: lemmas (or lowercased words) of the claim's turn, and their pairs, hashed; names of
+  people are left out so the model cannot learn who was in the development talk.
+
+Everything the model needs is in one JSON artifact (``distill/data/gate_model.json``): hashing parameters,
+sparse coefficients, the calibration table, the thresholds chosen on cross-validation folds, its version and the
+hash of its training data. Inference is pure Python (no scikit-learn, no pickle); ``bench/train_gate.py``
+rebuilds the artifact bit-for-bit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import zlib
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+ARTIFACT = Path(__file__).resolve().parent / "data" / "gate_model.json"
+FORMAT = "almanac-gate-model/1"
+HASH_BITS = 16
+UNCERTAIN_SUBJECTS = {"unknown", "pronoun"}  # parse subject types the model may never accept on its own
+MIN_ATTRIBUTION_CONFIDENCE = 0.6  # below it the subject is uncertain (checked, not learned)
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*|\d+")
+_PARSE_KEYS_BOOL = (
+    "negated",
+    "hedged",
+    "habitual",
+    "is_question",
+    "conditional",
+    "in_quote",
+    "reported",
+    "imperative",
+    "has_date",
+    "has_quantity",
+    "answer_to_question",
+    "coordinated",
+)
+_PARSE_KEYS_CAT = ("modality", "tense", "aspect", "verb_lemma", "object_head_lemma", "object_ent_label")
+_ATTR_KEYS_CAT = ("subject_type",)
+
+
+# --- features -----------------------------------------------------------------------------------------------
+def view(candidate, *, corroborating_sources=(), judge_verdict=None, supporting_memory_id=None) -> dict:
+    """The plain dict the model reads: a ``Candidate`` (or its ``as_dict()``) plus what the pass knows about it.
+
+    Training (``bench/gate_data.py``) and inference build it the same way, so a feature means one thing.
+    """
+    data = candidate if isinstance(candidate, dict) else candidate.as_dict()
+    evidence = data.get("evidence") or {}
+    return {
+        "attribution": data.get("attribution") or "unknown",
+        "person": data.get("person") or "",
+        "subject": data.get("subject") or "",
+        "content": data.get("content") or "",
+        "quote": (evidence.get("quote") if isinstance(evidence, dict) else "") or data.get("turn_text") or "",
+        "kind": data.get("kind") or "",
+        "importance": data.get("importance") or "",
+        "extraction_confidence": float(data.get("extraction_confidence") or 0.0),
+        "capture_confidence": float(data.get("capture_confidence", 1.0)),
+        "ceiling": data.get("ceiling") or "",
+        "ceiling_reason": data.get("ceiling_reason") or "",
+        "flags": list(data.get("flags") or []),
+        "extractor": data.get("extractor") or "",
+        "features": dict(data.get("features") or {}),
+        "corroborated": bool(corroborating_sources or data.get("corroborating_sources")),
+        "judge": judge_verdict or data.get("judge_verdict") or "",
+        "supported": bool(supporting_memory_id or data.get("supporting_memory_id")),
+    }
+
+
+def _norm_reason(text: str) -> str:
+    """A flag or ceiling reason without its specifics ("bee heard this differently" → "heard this differently")."""
+    words = [w.lower() for w in _WORD.findall(text or "") if not w[0].isdigit()]
+    return " ".join(words[-3:]) if words else ""
+
+
+def _names(v: dict) -> set[str]:
+    """Words that are people's names here: the claim's person, the display name it opens with, and words the
+    quote capitalises mid-sentence (a crude guard when the parser gives no entities)."""
+    out = {w.lower() for w in _WORD.findall(v["person"])}
+    first = _WORD.findall(v["content"])[:1]
+    if first and first[0][:1].isupper():
+        out.add(first[0].lower().removesuffix("'s"))
+    for sentence in re.split(r"[.!?]\s+", v["quote"]):
+        for w in _WORD.findall(sentence)[1:]:
+            if w[:1].isupper() and w not in ("I", "I'm", "I've", "I'll", "I'd"):
+                out.add(w.lower().removesuffix("'s"))
+    return out
+
+
+def _bucket(x: float, edges=(0.3, 0.5, 0.6, 0.7, 0.8, 0.9)) -> str:
+    return str(bisect_right(edges, x))
+
+
+def featurize(v: dict) -> dict[str, float]:
+    """Named features (group prefix + name → value). Absent parse keys are simply absent."""
+    f: dict[str, float] = {"bias": 1.0}
+    p = v["features"]
+    # attribution
+    f[f"a:attribution={v['attribution']}"] = 1.0
+    f["a:named_person"] = float(bool(v["person"]))
+    for key in _ATTR_KEYS_CAT:
+        if key in p:
+            f[f"a:{key}={p[key]}"] = 1.0
+    if "attribution_confidence" in p:
+        f["a:attribution_confidence"] = float(p["attribution_confidence"])
+    if "speaker_is_owner" in p:
+        f[f"a:speaker_is_owner={bool(p['speaker_is_owner'])}"] = 1.0
+        f[f"a:owner_x_attr={bool(p['speaker_is_owner'])}:{v['attribution']}"] = 1.0
+    # shape
+    f[f"s:ceiling={v['ceiling'] or 'none'}"] = 1.0
+    if v["ceiling_reason"]:
+        f[f"s:ceiling_reason={_norm_reason(v['ceiling_reason'])}"] = 1.0
+    for flag in v["flags"]:
+        f[f"s:flag={_norm_reason(flag)}"] = 1.0
+    f[f"s:kind={v['kind']}"] = 1.0
+    f[f"s:importance={v['importance']}"] = 1.0
+    f["s:extraction_confidence"] = v["extraction_confidence"]
+    f[f"s:extraction_confidence_bucket={_bucket(v['extraction_confidence'])}"] = 1.0
+    f["s:capture_confidence"] = v["capture_confidence"]
+    for key in _PARSE_KEYS_BOOL:
+        if key in p:
+            f[f"s:{key}={bool(p[key])}"] = 1.0
+    for key in _PARSE_KEYS_CAT:
+        if p.get(key) not in (None, ""):
+            f[f"s:{key}={str(p[key]).lower()}"] = 1.0
+    if "sarcasm_cues" in p:
+        f["s:sarcasm_cues"] = min(float(p["sarcasm_cues"]), 3.0)
+    quote = v["quote"]
+    n_tokens = float(p.get("n_tokens") or len(_WORD.findall(quote)))
+    f[f"s:n_tokens_bucket={min(int(n_tokens) // 5, 8)}"] = 1.0
+    f["s:quote_question"] = float("?" in quote)
+    f["s:quote_exclaim"] = float(min(quote.count("!"), 3))
+    f["s:content_covers_quote"] = _coverage(v["content"], quote)
+    # context
+    f["c:corroborated"] = float(v["corroborated"])
+    f["c:supported"] = float(v["supported"])
+    if v["judge"]:
+        f[f"c:judge={v['judge']}"] = 1.0
+    f[f"c:extractor={v['extractor']}"] = 1.0
+    # words
+    names = _names(v)
+    words = p.get("words")
+    if not isinstance(words, list) or not words:
+        words = [w.lower() for w in _WORD.findall(quote)]
+    words = [("<name>" if w in names else w) for w in (str(w).lower() for w in words)]
+    for w in set(words):
+        f[f"w:{w}"] = 1.0
+    for a, b in set(zip(words, words[1:], strict=False)):
+        f[f"b:{a}_{b}"] = 1.0
+    content_words = {w.lower() for w in _WORD.findall(v["content"])} - names
+    for w in content_words:
+        f[f"cw:{w}"] = 1.0
+    return f
+
+
+def _coverage(content: str, quote: str) -> float:
+    c = {w.lower() for w in _WORD.findall(content)}
+    q = {w.lower() for w in _WORD.findall(quote)}
+    return round(len(c & q) / len(c), 2) if c else 0.0
+
+
+def bucket_of(name: str, bits: int = HASH_BITS) -> int:
+    return zlib.crc32(name.encode("utf-8")) & ((1 << bits) - 1)
+
+
+def group_of(name: str) -> str:
+    return name.split(":", 1)[0] if ":" in name else "bias"
+
+
+def attribution_ok(v: dict) -> tuple[bool, str]:
+    """The checked half of attribution: is the subject certain enough to accept without asking?"""
+    p = v["features"]
+    if v["attribution"] == "unknown" or v["subject"] in ("", "unknown"):
+        return False, "subject unknown"
+    if str(p.get("subject_type", "")) in UNCERTAIN_SUBJECTS:
+        return False, f"subject is a {p['subject_type']}"
+    if "attribution_confidence" in p and float(p["attribution_confidence"]) < MIN_ATTRIBUTION_CONFIDENCE:
+        return False, f"attribution confidence {float(p['attribution_confidence']):.2f}"
+    if v["attribution"] == "third_party" and not v["person"]:
+        return False, "third party without a name"
+    return True, ""
+
+
+# --- the model ----------------------------------------------------------------------------------------------
+@dataclass
+class Prediction:
+    p: float
+    logit: float
+    attribution_logit: float
+    attribution_ok: bool
+    attribution_reason: str
+    top: list[tuple[str, float]] = field(default_factory=list)
+
+
+@dataclass
+class GateModel:
+    version: str
+    bits: int
+    intercept: float
+    weights: dict[int, float]
+    calibration_x: list[float]
+    calibration_y: list[float]
+    accept_threshold: float
+    review_threshold: float
+    meta: dict = field(default_factory=dict)
+    platt: tuple[float, float] | None = None  # (a, b): p = sigmoid(a·logit + b), used when there is no table
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GateModel:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"not a gate model artifact (format {data.get('format')!r})")
+        h = data["hashing"]
+        return cls(
+            version=data["version"],
+            bits=int(h["bits"]),
+            intercept=float(data["intercept"]),
+            weights={int(i): float(w) for i, w in data["weights"]},
+            calibration_x=[float(x) for x in data["calibration"]["x"]],
+            calibration_y=[float(y) for y in data["calibration"]["y"]],
+            accept_threshold=float(data["thresholds"]["accept"]),
+            review_threshold=float(data["thresholds"]["review"]),
+            meta={k: data.get(k) for k in ("training_data", "folds", "trained_on", "created_by")},
+            platt=(float(data["calibration"]["a"]), float(data["calibration"]["b"]))
+            if "a" in data["calibration"]
+            else None,
+        )
+
+    def logit_of(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
+        contributions = {}
+        total = self.intercept
+        for name, value in feats.items():
+            w = self.weights.get(bucket_of(name, self.bits))
+            if w:
+                contributions[name] = w * value
+                total += w * value
+        return total, contributions
+
+    def calibrate(self, logit: float) -> float:
+        """Platt scaling (a sigmoid of the logit) or an isotonic table, linear between its knots and flat outside:
+        either way monotone in the logit."""
+        xs, ys = self.calibration_x, self.calibration_y
+        if not xs:
+            a, b = self.platt or (1.0, 0.0)
+            z = max(min(a * logit + b, 60.0), -60.0)
+            return 1.0 / (1.0 + math.exp(-z))
+        if logit <= xs[0]:
+            return ys[0]
+        if logit >= xs[-1]:
+            return ys[-1]
+        i = bisect_right(xs, logit)
+        x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+        return y0 if x1 == x0 else y0 + (y1 - y0) * (logit - x0) / (x1 - x0)
+
+    def predict(self, v: dict, *, top: int = 5) -> Prediction:
+        logit, contributions = self.logit_of(featurize(v))
+        ok, reason = attribution_ok(v)
+        attr = sum(c for n, c in contributions.items() if group_of(n) == "a")
+        ranked = sorted(contributions.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:top]
+        return Prediction(
+            p=round(min(max(self.calibrate(logit), 0.0), 1.0), 4),
+            logit=round(logit, 4),
+            attribution_logit=round(attr, 4),
+            attribution_ok=ok,
+            attribution_reason=reason,
+            top=[(n, round(c, 3)) for n, c in ranked],
+        )
+
+
+def load(path: Path | str | None = None) -> GateModel:
+    """Read an artifact (JSON only: nothing is unpickled or executed)."""
+    return GateModel.from_dict(json.loads(Path(path or ARTIFACT).read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def shipped() -> GateModel:
+    """The artifact in the repository, read once per process."""
+    return load(ARTIFACT)

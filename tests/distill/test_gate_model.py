@@ -1,0 +1,151 @@
+"""The gate model: a JSON artifact read without pickle, calibrated probabilities, the attribution check, its
+decisions on talk from domains in no development file, and a deterministic rebuild."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from datetime import UTC, datetime
+
+import pytest
+
+from bench import train_gate
+from distill import gate_model, pipeline, trust
+from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+
+T0 = datetime(2026, 9, 3, 17, 0, tzinfo=UTC)
+
+
+def decisions(turns, owner="Ilse Varga"):
+    """(decision, content) of every candidate the real pass makes of one conversation, in smart mode."""
+    utts = [
+        UtteranceIn( index=i, speaker_name=who, is_owner=who == owner, text=text, started_at=T0)
+        for i, (who, text) in enumerate(turns)
+    ]
+    day = DayInput(
+        owner_name=owner,
+        source_kind="chat",
+        conversations=[ConversationIn( started_at=T0, utterances=utts)],
+    )
+    out = pipeline.run(pipeline.PassInput(day=day, policy=trust.Policy(), use_judge=False))
+    return [(s.decision, s.candidate.content) for s in out.scored]
+
+
+def test_the_shipped_artifact_is_json_and_loads_without_pickle(tmp_path):
+    text = gate_model.ARTIFACT.read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert data["format"] == gate_model.FORMAT and data["version"].startswith("gate-lr-")
+    assert data["training_data"]["sha256"] and len(data["weights"]) > 100
+    model = gate_model.load()
+    assert 0.0 < model.review_threshold <= model.accept_threshold <= 1.0
+    bad = tmp_path / "model.json"
+    bad.write_bytes(pickle.dumps({"format": gate_model.FORMAT}))
+    with pytest.raises(ValueError):
+        gate_model.load(bad)
+
+
+def test_probabilities_are_in_0_1_and_follow_the_calibration_monotonically():
+    model = gate_model.shipped()
+    logits = [x / 4 for x in range(-40, 41)]
+    ps = [model.calibrate(x) for x in logits]
+    assert len(ps) == 81 and all(0.0 <= p <= 1.0 for p in ps)
+    assert all(a <= b for a, b in zip(ps, ps[1:], strict=False)) and ps[0] < ps[-1]
+    view = gate_model.view({"content": "Ilse keeps bees.", "attribution": "user", "subject": "user"})
+    pred = model.predict(view)
+    assert 0.0 <= pred.p <= 1.0 and pred.p == pytest.approx(model.calibrate(pred.logit), abs=1e-4)
+
+
+def test_an_uncertain_subject_is_never_accepted_even_by_a_model_sure_of_everything():
+    sure = gate_model.GateModel("always", 16, 50.0, {}, [], [], 0.5, 0.3)
+    for candidate in (
+        {
+            "content": "He keeps bees.",
+            "attribution": "user",
+            "subject": "user",
+            "features": {"subject_type": "pronoun"},
+        },
+        {"content": "Keeps bees.", "attribution": "unknown", "subject": "unknown"},
+        {"content": "Keeps bees.", "attribution": "third_party", "subject": "person:", "person": ""},
+        {
+            "content": "Ilse keeps bees.",
+            "attribution": "user",
+            "subject": "user",
+            "features": {"subject_type": "owner", "attribution_confidence": 0.2},
+        },
+    ):
+        pred = sure.predict(gate_model.view(candidate))
+        assert pred.p > 0.99 and not pred.attribution_ok
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 19 not met yet: the shipped model's accept line (chosen on CV folds) sits above what it gives "
+    "plain statements outside the persona-chat style (p 0.3-0.87); see docs/trust-gate.md",
+)
+def test_a_plain_durable_statement_from_a_new_domain_is_accepted():
+    got = decisions(
+        [
+            ("Bartholomew", "So what keeps you busy these days?"),
+            ("Ilse Varga", "I restore old pipe organs for churches."),
+        ]
+    )
+    accepted = [c for d, c in got if d == trust.ACCEPTED]
+    assert len(accepted) == 1 and "pipe organs" in accepted[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Oh fantastic, so now I'm the official llama groomer of the whole county. What a dream job!",
+        "If I ever win the lottery I'm going to buy a lighthouse in Patagonia.",
+    ],
+)
+def test_a_sarcastic_or_hypothetical_sentence_from_a_new_domain_is_not_accepted(text):
+    got = decisions([("Bartholomew", "How was the week?"), ("Ilse Varga", text)])
+    assert not [c for d, c in got if d == trust.ACCEPTED]
+
+
+def _synthetic(n_groups: int = 6) -> tuple[list[dict], dict]:
+    """A tiny training set in the cache's shape: durable statements positive, questions and jokes negative."""
+    records, turns = [], {}
+    for s in ("days", "locomo", "persona"):
+        for g in range(n_groups):
+            group = f"{s}:{g:02d}"
+            turns.setdefault(s, {})[group] = 20
+            for k, (quote, label) in enumerate(
+                [
+                    (f"I breed axolotls number {g}.", 1),
+                    (f"I teach oboe lessons on day {g}.", 1),
+                    (f"Would I ever breed axolotls {g}?", 0),
+                    (f"Sure, I'm basically a wizard {g}, totally!", 0),
+                ]
+            ):
+                records.append(
+                    {
+                        "set": s,
+                        "group": group,
+                        "label": label,
+                        "predicate": f"other:{k}",
+                        "source": "",
+                        "content": "Ilse " + quote,
+                        "attribution": "user",
+                        "subject": "user",
+                        "evidence": {"first_index": k, "last_index": k, "quote": quote},
+                        "extraction_confidence": 0.8,
+                        "capture_confidence": 0.9,
+                        "kind": "other",
+                        "features": {"subject_type": "owner", "is_question": "?" in quote},
+                    }
+                )
+    return records, turns
+
+
+def test_the_rebuild_is_deterministic_on_a_tiny_synthetic_set():
+    records, turns = _synthetic()
+    first, _ = train_gate.train(records, turns, bits=12)
+    second, _ = train_gate.train(list(reversed(records)), turns, bits=12)
+    assert train_gate.dumps(first) == train_gate.dumps(second)
+    model = gate_model.GateModel.from_dict(json.loads(train_gate.dumps(first)))
+    yes = model.predict(gate_model.view(records[0]))
+    no = model.predict(gate_model.view(records[2]))
+    assert yes.logit > no.logit
