@@ -26,7 +26,7 @@ from django.utils import timezone
 from distill import trust
 from distill.models import Mode, OwnerAdjustment, ReviewExample
 
-FLOOR = 12  # labelled examples before any adjustment takes effect
+FLOOR = 5  # labelled examples before any adjustment takes effect (PRIOR keeps a few from moving a line far)
 KEY_FLOOR = 4  # examples of one (family, subject type) before it gets its own offset
 PRIOR = 2.0  # L2 strength on each offset (in examples): few decisions move a line a little
 MAX_OFFSET = 4.0  # logit units
@@ -122,7 +122,9 @@ class Adjustment:
 NO_ADJUSTMENT = Adjustment()
 
 
-def adjust(scored: trust.Scored, adjustment: Adjustment | None, *, accept_threshold: float) -> trust.Scored:
+def adjust(
+    scored: trust.Scored, adjustment: Adjustment | None, *, accept_threshold: float, review_threshold: float = 0.0
+) -> trust.Scored:
     """Apply the owner's adjustment to a scored candidate (before ``trust.decide``). Records the shipped
     probability, the key and the offset in ``components`` so a later decision can become an example."""
     cand = scored.candidate
@@ -137,9 +139,10 @@ def adjust(scored: trust.Scored, adjustment: Adjustment | None, *, accept_thresh
     if adjustment is None or (not adjustment.shift and not adjustment.offsets):
         return scored
     offset = adjustment.offset_for(family, subject_type)
-    if offset < 0 and scored.score >= accept_threshold:
-        # The examples come from what the gate asked about (below this line): they say nothing about what the
-        # shipped model accepts on its own, so learning never demotes it.
+    if (offset < 0 and scored.score >= accept_threshold) or (offset > 0 and scored.score < review_threshold):
+        # The examples come from what the gate asked about (between the lines): they say nothing about what the
+        # shipped model accepts on its own or keeps below the review line, so learning neither demotes the one
+        # nor promotes the other into the queue. It decides the asked band: accept more, or ask less.
         return scored
     if offset:
         scored.components["owner_offset"] = round(offset, 4)
@@ -384,18 +387,21 @@ def current(owner) -> Adjustment | None:
 
 
 def accept_threshold(policy: trust.Policy) -> float:
-    """The auto-accept line the pass decides with (``trust.lines`` when the gate has calibrated lines: the
-    shipped model's, unless the owner set their own), else the policy's."""
-    lines = getattr(trust, "lines", None)
-    if lines is not None and policy.mode == Mode.SMART:
-        return float(lines(policy)[0])
-    return float(policy.auto_approve_trust)
+    """The auto-accept line the pass decides with (``trust.lines``: the shipped model's in smart mode, unless the
+    owner set their own), else the policy's."""
+    return float(trust.lines(policy)[0]) if policy.mode == Mode.SMART else float(policy.auto_approve_trust)
 
 
-def adjuster(owner, *, accept_threshold: float):
+def review_threshold(policy: trust.Policy) -> float:
+    """The line below which the gate asks nothing (smart mode); 0 in the other modes."""
+    return float(trust.lines(policy)[1]) if policy.mode == Mode.SMART else 0.0
+
+
+def adjuster(owner, *, policy: trust.Policy):
     """The callable ``distill.pipeline`` applies to each scored candidate for this owner."""
     adjustment = current(owner)
-    return lambda scored: adjust(scored, adjustment, accept_threshold=accept_threshold)
+    accept, review = accept_threshold(policy), review_threshold(policy)
+    return lambda scored: adjust(scored, adjustment, accept_threshold=accept, review_threshold=review)
 
 
 # --- what the Review page shows -------------------------------------------------------------------------

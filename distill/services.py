@@ -146,7 +146,7 @@ def distill(
             existing_hashes=writing.active_hashes(owner) - set(existing),
             existing_today=sum(1 for f in existing.values() if f.status in writing.ACTIVE),
             not_a_person={i for i, (_, t) in tmap.turns.items() if t.speaker.role not in Role.SPEAKS_FOR_SOMEONE},
-            adjust=learning.adjuster(owner, accept_threshold=learning.accept_threshold(policy)),
+            adjust=learning.adjuster(owner, policy=policy),
         )
     )
     report.warnings, report.extractor = out.warnings, out.extractor
@@ -214,7 +214,7 @@ def import_native(
     verdicts, warnings = judge([c for c, _ in candidates], owner=owner) if policy.mode == Mode.SMART else ({}, [])
     report.warnings += warnings
     scored_items, by_scored = [], {}
-    adjust = learning.adjuster(owner, accept_threshold=learning.accept_threshold(policy))
+    adjust = learning.adjuster(owner, policy=policy)
     for cand, mem in candidates:
         scored = trust.decide(
             adjust(

@@ -73,9 +73,12 @@ def test_writing_memories_returns_how_many_memories_distill_wrote(api, user):
     from ledger.choices import Status
     from ledger.models import Fact
 
+    from distill.policies import update_policy
+
     said = "I am allergic to shellfish. My sister Priya lives in Lisbon and works as a pharmacist."
     api.post("/memory/ingest", {"conversation_id": "c2", "turns": [{"user": said, "assistant": "Noted."}]})
     session = ChatSession.objects.get(owner=user, external_id="c2")
+    update_policy(owner=user, source_key=session.source_key, mode="review")  # every claim is written, asked
     written = distilling._write_memories(user, session, list(session.turns.order_by("index")))
     new = Fact.objects.filter(owner=user, status__in=[Status.ACCEPTED, Status.PENDING_REVIEW]).count()
     assert new > 0

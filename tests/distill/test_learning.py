@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from distill import learning, tasks
+from distill import learning, tasks, trust
 from distill.models import OwnerAdjustment, ReviewExample
 from memory_site.schedules import SCHEDULES
 from tests.factories import UserFactory
@@ -90,6 +90,9 @@ def test_guard_passes_an_adjustment_that_keeps_precision():
     assert check.passed and check.adjusted_precision == pytest.approx(1.0)
 
 
+LINES = trust.Policy(auto_approve_trust=0.7, review_trust=0.5)  # an owner's own lines: 0.5 asked, 0.7 accepted
+
+
 # --- database ------------------------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_no_adjustment_below_the_floor(user):
@@ -97,8 +100,8 @@ def test_no_adjustment_below_the_floor(user):
     row = learning.refit(owner=user)
     assert row.status == OwnerAdjustment.Status.LEARNING and row.offsets == {}
     assert learning.current(user) is None
-    assert "11 of 12 decisions" in row.reason
-    item = learning.adjuster(user, accept_threshold=0.7)(
+    assert f"{learning.FLOOR - 1} of {learning.FLOOR} decisions" in row.reason
+    item = learning.adjuster(user, policy=LINES)(
         scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon")
     )
     assert item.score == pytest.approx(0.55)
@@ -109,10 +112,18 @@ def test_the_adjustment_takes_effect_at_the_floor(user):
     add_examples(user, learning.FLOOR)
     row = learning.refit(owner=user)
     assert row.status == OwnerAdjustment.Status.ACTIVE and row.n_examples == learning.FLOOR
-    item = learning.adjuster(user, accept_threshold=0.7)(
+    item = learning.adjuster(user, policy=LINES)(
         scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon")
     )
     assert item.score >= 0.7
+
+
+@pytest.mark.django_db
+def test_learning_never_lifts_a_claim_from_below_the_review_line_into_the_queue(user):
+    add_examples(user, learning.FLOOR)
+    learning.refit(owner=user)
+    low = learning.adjuster(user, policy=LINES)(scored("Alice carves spoons.", 0.3, predicate="hobby:carve_spoon"))
+    assert low.score == pytest.approx(0.3)  # the examples came from the asked band: they say nothing about this
 
 
 @pytest.mark.django_db

@@ -85,7 +85,7 @@ def test_refit_waits_for_the_floor_then_says_what_it_learned(user, api):
     found = api.post("/review/learning/refit").json()
     assert found["status"] == "active" and found["examples"] == learning.FLOOR
     sentences = [r["sentence"] for r in found["rules"]]
-    assert "accepts 'I tend lighthouse …' from you without asking since 12 decisions" in sentences
+    assert f"accepts 'I tend lighthouse …' from you without asking since {learning.FLOOR} decisions" in sentences
 
 
 def test_learning_is_private_to_its_owner(user, api, other_api):
@@ -106,7 +106,7 @@ def test_review_page_refit_button_answers_with_the_learned_panel(auth_client, us
     assert b"What the gate has learned from you" in page.content and b"Still learning" in page.content
     answer = auth_client.post("/review/learning/refit/", HTTP_HX_REQUEST="true")
     assert answer.status_code == 200 and b'id="review-learned"' in answer.content
-    assert b"without asking since 12 decisions" in answer.content
+    assert f"without asking since {learning.FLOOR} decisions".encode() in answer.content
     assert auth_client.get("/review/learning/refit/").status_code == 405
     assert OwnerAdjustment.objects.get(owner=user).is_active
 
@@ -125,10 +125,10 @@ def test_review_page_shows_what_the_gate_learned(logged_in_page, user):
     expect(panel).to_contain_text("Still learning")
     panel.get_by_role("button", name="Refit now").click()
     expect(page.locator("#review-learned")).to_contain_text(
-        "accepts 'I tend lighthouse …' from you without asking since 12 decisions"
+        f"accepts 'I tend lighthouse …' from you without asking since {learning.FLOOR} decisions"
     )
     page.reload()
-    expect(page.locator("#review-learned")).to_contain_text("without asking since 12 decisions")
+    expect(page.locator("#review-learned")).to_contain_text(f"without asking since {learning.FLOOR} decisions")
 
 
 def test_admin_lists_examples_and_refits_an_adjustment(client, user, api):
