@@ -70,10 +70,9 @@ def test_a_long_debounce_is_handed_to_the_scheduler_not_slept_in_a_worker(api, u
 
 
 def test_writing_memories_returns_how_many_memories_distill_wrote(api, user):
+    from distill.policies import update_policy
     from ledger.choices import Status
     from ledger.models import Fact
-
-    from distill.policies import update_policy
 
     said = "I am allergic to shellfish. My sister Priya lives in Lisbon and works as a pharmacist."
     api.post("/memory/ingest", {"conversation_id": "c2", "turns": [{"user": said, "assistant": "Noted."}]})
