@@ -432,6 +432,36 @@ def pipeline_convos(recording: dict):
 
 
 # --- dry run (pure pipeline, no database) --------------------------------------------------------------
+
+def day_inputs(day: dict) -> dict:
+    """One labeled day as the gate's input, per device: the connectors' output after the transcript pipeline."""
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+
+    inputs = {}
+    for rec in day["recordings"]:
+        convs, idx = [], 0
+        for c in pipeline_convos(rec):
+            utts = []
+            for t in c.turns:
+                utts.append(UtteranceIn(idx, t.speaker_name, bool(t.is_wearer), t.text, t.started_at))
+                idx += 1
+            convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
+        inputs[rec["source"]] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=rec["source"])
+    return inputs
+
+
+def siblings_for(inputs: dict, kind: str) -> list:
+    """What the day's other devices heard (the cross-check's input for ``kind``)."""
+    from distill import pipeline
+
+    return [
+        pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
+        for other, di in sorted(inputs.items())
+        if other != kind
+        for c in di.conversations
+        for u in c.utterances
+    ]
+
 def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
     # No database is touched, but the LLM switch is read from Django settings.
     os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
@@ -440,41 +470,15 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
 
     django.setup()  # the gate reads its modes' TextChoices
     from distill import pipeline, trust
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
-
     memories: list[Memory] = []
     active: list[pipeline.ActiveMemory] = []
     hashes: set[str] = set()
     stored = []
     for day in days:
-        per_source = {r["source"]: pipeline_convos(r) for r in day["recordings"]}
-        inputs = {}
-        for kind, convos in per_source.items():
-            convs, idx = [], 0
-            for c in convos:
-                utts = []
-                for t in c.turns:
-                    utts.append(
-                        UtteranceIn(
-                            index=idx,
-                            speaker_name=t.speaker_name,
-                            is_owner=bool(t.is_wearer),
-                            text=t.text,
-                            started_at=t.started_at,
-                        )
-                    )
-                    stored.append(t.text)
-                    idx += 1
-                convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
-            inputs[kind] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=kind)
+        inputs = day_inputs(day)
+        stored += [u.text for di in inputs.values() for c in di.conversations for u in c.utterances]
         for kind, day_input in inputs.items():
-            siblings = [
-                pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
-                for other, di in inputs.items()
-                if other != kind
-                for c in di.conversations
-                for u in c.utterances
-            ]
+            siblings = siblings_for(inputs, kind)
             out = pipeline.run(
                 pipeline.PassInput(
                     day=day_input,

@@ -135,6 +135,18 @@ def neutral_conversation(session: Session):
     )
 
 
+def session_input(session: Session):
+    """One LoCoMo session as the gate's input: speaker_a is the owner, one conversation, its dialog ids kept."""
+    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+
+    utts = [
+        UtteranceIn(i, t["speaker"], t["speaker"] == session.owner, t["text"], session.started_at)
+        for i, t in enumerate(session.turns)
+    ]
+    conv = ConversationIn(started_at=session.started_at, utterances=utts, external_id=str(session.number))
+    return DayInput(owner_name=session.owner, conversations=[conv], source_kind="chat")
+
+
 def run_pure(sessions: list[Session]) -> list[Mem]:
     """The pure pipeline (no database): one owner per LoCoMo sample, sessions in order."""
     os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
@@ -143,27 +155,11 @@ def run_pure(sessions: list[Session]) -> list[Mem]:
 
     django.setup()  # the gate reads its modes' TextChoices
     from distill import pipeline, trust
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
-
     mems: list[Mem] = []
     state: dict[str, tuple[list, set]] = {}
     for s in sessions:
         active, hashes = state.setdefault(s.sample_id, ([], set()))
-        utts = [
-            UtteranceIn(
-                index=i,
-                speaker_name=t["speaker"],
-                is_owner=t["speaker"] == s.owner,
-                text=t["text"],
-                started_at=s.started_at,
-            )
-            for i, t in enumerate(s.turns)
-        ]
-        day = DayInput(
-            owner_name=s.owner,
-            conversations=[ConversationIn(started_at=s.started_at, utterances=utts, external_id=str(s.number))],
-            source_kind="chat",
-        )
+        day = session_input(s)
         out = pipeline.run(
             pipeline.PassInput(day=day, policy=trust.Policy(), active=list(active), existing_hashes=set(hashes))
         )

@@ -119,45 +119,19 @@ def _extract(day_input, siblings=None) -> list[tuple]:
 def build_days() -> dict:
     _setup()
     from bench import extraction as xb
-    from distill import pipeline
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
     days = xb.load_days([str(DAYS_DIR)])
     records, turns = [], {}
     earlier: list[dict] = []
     for day in days:
-        inputs = {}
-        for rec in day["recordings"]:
-            convs, idx = [], 0
-            for c in xb.pipeline_convos(rec):
-                utts = []
-                for t in c.turns:
-                    utts.append(
-                        UtteranceIn(
-                            index=idx,
-                            speaker_name=t.speaker_name,
-                            is_owner=bool(t.is_wearer),
-                            text=t.text,
-                            started_at=t.started_at,
-                        )
-                    )
-                    idx += 1
-                convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
-            inputs[rec["source"]] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=rec["source"])
+        inputs = xb.day_inputs(day)
         names = tuple(day["wearer"].split()) + (day["wearer"].split()[0],)
         wearer_names = {n.lower() for n in names}
         cands = xb.day_candidates(day, earlier)
         group = f"days:{day['date']}"
         turns[group] = sum(len(c["utterances"]) for rec in day["recordings"] for c in rec["conversations"])
         for kind in sorted(inputs):
-            siblings = [
-                pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
-                for other, di in sorted(inputs.items())
-                if other != kind
-                for c in di.conversations
-                for u in c.utterances
-            ]
-            for cand, agreeing, text in _extract(inputs[kind], siblings):
+            for cand, agreeing, text in _extract(inputs[kind], xb.siblings_for(inputs, kind)):
                 subject = "wearer" if cand.attribution == "user" else (cand.person or "")
                 mem = xb.Memory(day["date"], "accepted", subject, cand.content, kind)
                 hit = xb.best_match(mem, cands, names, wearer_names)
@@ -192,7 +166,6 @@ def build_locomo() -> dict:
     _setup()
     from bench import extraction as xb
     from bench import extraction_locomo as xl
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
     data = json.loads(LOCOMO_PATH.read_text())
     sessions = xl.load_sessions(data)
@@ -206,22 +179,7 @@ def build_locomo() -> dict:
     for s in sessions:
         group = f"locomo:{s.sample_id}:{s.number:02d}"
         turns[group] = len(s.turns)
-        utts = [
-            UtteranceIn(
-                index=i,
-                speaker_name=t["speaker"],
-                is_owner=t["speaker"] == s.owner,
-                text=t["text"],
-                started_at=s.started_at,
-            )
-            for i, t in enumerate(s.turns)
-        ]
-        day = DayInput(
-            owner_name=s.owner,
-            source_kind="chat",
-            conversations=[ConversationIn(started_at=s.started_at, utterances=utts, external_id=str(s.number))],
-        )
-        for cand, agreeing, text in _extract(day):
+        for cand, agreeing, text in _extract(xl.session_input(s)):
             subject = s.owner if cand.attribution == "user" else (cand.person or "")
             first = cand.evidence.first_index if cand.evidence else -1
             last = cand.evidence.last_index if cand.evidence else -1
