@@ -101,7 +101,7 @@ def _kind(verb, obj, words, predicate, f, relation) -> str:
         "iron",
         "sugar",
         "heart",
-    } or any(HEALTH_MORPHOLOGY.search(w) for w in words if len(w) > 5):
+    }:
         return "health"
     if obj in RESULT_WORDS and (relation or f.get("particle") == "back" or verb in ("be", "come", "test")):
         return "health"  # a measurement of the speaker's: "my ferritin came back low"
@@ -121,6 +121,9 @@ def _kind(verb, obj, words, predicate, f, relation) -> str:
         return "work"  # "I'm a welder", "she's an anaesthetist"
     if obj in WORK_WORDS and verb in ("have", "get", "start", "lose", "quit", "leave", "take", "do", "love", "hate"):
         return "work"
+    # After residence and work: a place name can end like a condition ("Tacoma", "Sonoma", "Oklahoma").
+    if any(HEALTH_MORPHOLOGY.search(w) for w in words if len(w) > 5):
+        return "health"
     if (
         verb in LIKE_VERBS - {"eat", "drink", "play", "collect", "watch", "read", "listen"}
         or obj in TASTE_WORDS

@@ -100,6 +100,12 @@ def test_a_relative_clause_set_off_by_a_comma_is_a_comment_not_the_claim():
     assert "that delivers the bread" in restrictive.content  # it says which van: it stays
 
 
+def test_a_place_that_ends_like_a_condition_does_not_make_a_claim_about_health():
+    assert only(extract(("user", True, "I work as a glassblower in Tacoma."))).kind == "work"
+    assert only(extract(("user", True, "We moved to Sonoma last spring."))).kind == "place"
+    assert only(extract(("user", True, "My tendinitis flared up again."))).kind == "health"
+
+
 def test_negation_is_a_feature_and_kept_in_the_text():
     cand = only(extract(("user", True, "I don't eat bratwurst anymore.")))
     assert cand.features["negated"] is True
