@@ -42,7 +42,7 @@ class Preference:
 def _stem(word: str) -> str:
     """Plural to singular, enough to match "matches" with "match" and "orders" with "order".
 
-    Not the Snowball stemmer of ``ledger.text``, on purpose: the subject words are stored on the source and
+    Not the Snowball stemmer of ``ledger.lexicon``, on purpose: the subject words are stored on the source and
     returned by the API (``["ranked", "match"]``), so they must stay readable words and keep matching the
     events they were made for. On the words the screen tests pass through here, Snowball differs on 32 of 86
     (``ranked`` -> ``rank``, ``purchase`` -> ``purchas``, ``shopping`` -> ``shop``, ``tokenizers`` -> ``token``),
