@@ -8,8 +8,8 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ledger.recall.text import redact_for_display
-from ledger.text import STOPWORDS
+from ledger.lexicon import STOPWORDS
+from ledger.recall.lexical import redact_for_display
 
 # Lesson keys (``normalise_key``) are stored, so this list keeps saying what it said when they were made: the
 # shared function words plus the filler of coding-assistant chats ("please", "file", "run"), without the few

@@ -26,7 +26,7 @@ from django.utils import timezone
 from distill import hooks, trust
 from distill.models import Claim, Mode
 from distill.writing import BUDGET_REASON, RESCUABLE, rescuable
-from ledger import policy as ledger_policy
+from ledger import permitted_uses
 from ledger.choices import Status
 from ledger.models import Fact
 
@@ -127,7 +127,7 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def expected_value(scored: trust.Scored, novelty: float) -> float:
-    weight = ledger_policy.IMPORTANCE_WEIGHT.get(scored.candidate.importance, 0.5)
+    weight = permitted_uses.IMPORTANCE_WEIGHT.get(scored.candidate.importance, 0.5)
     return round(scored.score * weight * novelty, 6)
 
 

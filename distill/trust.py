@@ -22,7 +22,7 @@ from distill import gate_model
 from distill.extraction.base import IMPORTANCE, Candidate
 from distill.models import Mode
 from ledger.choices import Status
-from ledger.text import STOPWORDS, claim_stem
+from ledger.lexicon import STOPWORDS, claim_stem
 
 DEFAULT_SOURCE_TRUST = 0.8  # neutral: the model was trained at it
 DEFAULT_AUTO_APPROVE = 0.7  # GatePolicy defaults: left as they are, the model's calibrated lines apply

@@ -11,7 +11,7 @@ from ninja import Query, Router, Status
 
 from accounts.owned import get_owned_or_404
 from accounts.schemas import ErrorOut, Offset, limit_type
-from ledger import chain, layers, policy, queries, services
+from ledger import chain, layers, permitted_uses, queries, services
 from ledger.exceptions import HeadConflict, InvalidMutation
 from ledger.forget import services as forget_services
 from ledger.models import Entity, Fact, IdentityOverride, Refusal
@@ -83,13 +83,13 @@ def list_facts(
     offset: Offset = 0,
 ):
     """Facts with their permitted uses and disclaimers. ``known_at`` answers "as known then" (bitemporal)."""
-    if status and status not in policy.STATUSES:
-        raise InvalidMutation(f"status must be one of {', '.join(policy.STATUSES)}")
-    if use and use not in policy.USES:
-        raise InvalidMutation(f"use must be one of {', '.join(policy.USES)}")
+    if status and status not in permitted_uses.STATUSES:
+        raise InvalidMutation(f"status must be one of {', '.join(permitted_uses.STATUSES)}")
+    if use and use not in permitted_uses.USES:
+        raise InvalidMutation(f"use must be one of {', '.join(permitted_uses.USES)}")
     if known_at is not None:
         views = queries.as_of(
-            owner=request.auth, known_at=known_at, valid_at=valid_at, use=use or policy.ANSWERS_WITH_DISCLAIMER
+            owner=request.auth, known_at=known_at, valid_at=valid_at, use=use or permitted_uses.ANSWERS_WITH_DISCLAIMER
         )
         if status:
             views = [v for v in views if v["status"] == status]

@@ -1,6 +1,6 @@
 """The ledger's vocabularies, defined once: a fact's epistemic status, its importance and whom it is about.
 
-Kept apart from ``models.py`` so that the pure policy table (``ledger/policy.py``) can key on them without
+Kept apart from ``models.py`` so that the pure policy table (``ledger/permitted_uses.py``) can key on them without
 importing the models. Every other module compares with these members, never with the string literals
 (``tests/test_no_status_literals.py`` enforces it).
 """

@@ -20,7 +20,7 @@ from typing import Any
 
 from accounts import timestamps as accounts_timestamps
 from ledger import values
-from ledger.text import KEY_STOPWORDS, NEGATIONS, SYNONYMS, key_stem, normalize_text
+from ledger.lexicon import KEY_STOPWORDS, NEGATIONS, SYNONYMS, key_stem, normalize_text
 
 GENESIS = ""
 ID_NAMESPACE = uuid.UUID("6f1d3c1e-8a52-4d3b-9f4e-4c1a2b7d9e00")
@@ -96,7 +96,7 @@ _FIRST_PERSON = {"i", "me", "my", "mine", "myself", "im", "ive", "ill", "id", "u
 _TOKEN_RE = re.compile(r"[0-9]+(?:[.:][0-9]+)*|[^\W\d_]+", re.UNICODE)
 
 
-# The folding inside stored keys is ``ledger.text.key_stem`` (frozen at ledger.text.KEY_VERSION: a refusal
+# The folding inside stored keys is ``ledger.lexicon.key_stem`` (frozen at ledger.lexicon.KEY_VERSION: a refusal
 # keeps matching the claim it refused).
 _stem = key_stem
 

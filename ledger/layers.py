@@ -12,7 +12,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.exceptions import DomainError
-from ledger import policy
+from ledger import permitted_uses
 from ledger.forget.hooks import run_forget_hooks
 from ledger.models import Episode, Fact, IdentityNarrative, IdentityOverride, PinnedFact
 from ledger.validation import check_choice, check_owner, clamp01
@@ -100,7 +100,7 @@ def upsert_episode(*, owner, key: str, summary: str, **fields) -> Episode:
     if unknown:
         raise DomainError(f"Unknown episode field(s): {', '.join(sorted(unknown))}")
     if "status" in fields:
-        check_choice(fields["status"], policy.STATUSES, "status")
+        check_choice(fields["status"], permitted_uses.STATUSES, "status")
     if "salience" in fields:
         fields["salience"] = clamp01(fields["salience"], "salience")
     obj, _ = Episode.objects.update_or_create(owner=owner, key=key[:200], defaults={"summary": summary, **fields})
@@ -131,10 +131,10 @@ def derive_identity_narrative(*, owner, now: datetime | None = None) -> Identity
     """Rebuild the derived narrative from accepted, currently valid facts about the user (most important and
     most believed first). Deterministic; no LLM."""
     now = now or timezone.now()
-    order = {name: i for i, name in enumerate(reversed(policy.IMPORTANCE_ORDER))}
+    order = {name: i for i, name in enumerate(reversed(permitted_uses.IMPORTANCE_ORDER))}
     facts = list(
         Fact.objects.owned_by(owner)
-        .licensed_for(policy.ANSWERS)
+        .licensed_for(permitted_uses.ANSWERS)
         .filter(subject_kind="user")
         .valid_at(now)
         .only("public_id", "content", "importance", "veracity", "recorded_at")

@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce, Lower
 from accounts.fields import EncryptedJSONField, EncryptedTextField
 from accounts.http import local_url
 from accounts.owned import OwnedModel, OwnedQuerySet
-from ledger import policy
+from ledger import permitted_uses
 from ledger.choices import Importance, RefusalKind, Status, SubjectKind  # noqa: F401  (re-exported)
 
 
@@ -138,12 +138,12 @@ class FactQuerySet(OwnedQuerySet):
         return self.filter(status__in=statuses)
 
     def licensed_for(self, use: str) -> FactQuerySet:
-        """Rows whose status permits ``use`` (see ``ledger.policy.POLICY``)."""
-        return self.filter(status__in=policy.statuses_permitting(use))
+        """Rows whose status permits ``use`` (see ``ledger.permitted_uses.POLICY``)."""
+        return self.filter(status__in=permitted_uses.statuses_permitting(use))
 
     def active(self) -> FactQuerySet:
         """Held and usable for answers in some form: accepted, pending, pending_review."""
-        return self.filter(status__in=policy.ACTIVE_STATUSES)
+        return self.filter(status__in=permitted_uses.ACTIVE_STATUSES)
 
     def valid_at(self, when) -> FactQuerySet:
         return self.filter(
@@ -240,15 +240,15 @@ class Fact(OwnedModel):
 
     @property
     def permitted_uses(self) -> list[str]:
-        return policy.permitted_uses(self.status)
+        return permitted_uses.permitted_uses(self.status)
 
     @property
     def veracity_band(self) -> str:
-        return policy.band(self.veracity)
+        return permitted_uses.band(self.veracity)
 
     @property
     def capture_band(self) -> str:
-        return policy.band(self.capture_confidence)
+        return permitted_uses.band(self.capture_confidence)
 
     def is_reviewable(self) -> bool:
         return self.status in (Status.PENDING, Status.PENDING_REVIEW)
@@ -448,7 +448,7 @@ class PinnedFact(OwnedModel):
 
 class EpisodeQuerySet(OwnedQuerySet):
     def licensed_for(self, use: str) -> EpisodeQuerySet:
-        return self.filter(status__in=policy.statuses_permitting(use))
+        return self.filter(status__in=permitted_uses.statuses_permitting(use))
 
 
 class Episode(OwnedModel):
@@ -505,4 +505,4 @@ class Episode(OwnedModel):
 
     @property
     def permitted_uses(self) -> list[str]:
-        return policy.permitted_uses(self.status)
+        return permitted_uses.permitted_uses(self.status)

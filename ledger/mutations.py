@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger import hashing, policy
+from ledger import hashing, permitted_uses
 from ledger.exceptions import InvalidMutation
 
 ADD_ENTITY = "add_entity"
@@ -110,7 +110,7 @@ TYPES = tuple(SCHEMAS)
 ENUMS = {
     "entity": ENTITY_KINDS,
     "subject": SUBJECT_KINDS,
-    "importance": policy.IMPORTANCE_ORDER,
+    "importance": permitted_uses.IMPORTANCE_ORDER,
     "supersede": SUPERSEDE_KINDS,
     "forget": ("fact", "source", "entity"),
 }
@@ -173,8 +173,8 @@ def _check_field(index: int, name: str, kind: str, value: Any) -> Any:
             _fail(index, f"{name} must be an ISO 8601 datetime")
         return hashing.iso(parsed)
     if kind == "status":
-        if value not in policy.STATUSES:
-            _fail(index, f"{name} must be one of {', '.join(policy.STATUSES)}")
+        if value not in permitted_uses.STATUSES:
+            _fail(index, f"{name} must be one of {', '.join(permitted_uses.STATUSES)}")
         return value
     if kind.startswith("enum:"):
         choices = ENUMS[kind[5:]]

@@ -8,10 +8,10 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from ledger import hashing, policy, values
+from ledger import hashing, permitted_uses, values
 from ledger.models import Commit, CommitRef, Entity, Episode, Fact, FactVersion, Refusal, Status
 
-ACTIVE = policy.ACTIVE_STATUSES
+ACTIVE = permitted_uses.ACTIVE_STATUSES
 
 
 # --- Entities -------------------------------------------------------------------------------------------
@@ -284,19 +284,19 @@ def find_supporting(*, owner, content: str, threshold: float = hashing.PARAPHRAS
 def fact_view(fact: Fact, *, now: datetime | None = None, use: str | None = None) -> dict:
     """A fact as readers see it: permitted uses, bands, disclaimers; no content when nothing is permitted."""
     now = now or timezone.now()
-    uses = policy.permitted_uses(fact.status)
+    uses = permitted_uses.permitted_uses(fact.status)
     reasons = list(fact.uncertainty_reasons or [])
-    if fact.status in ACTIVE and policy.is_stale(fact.valid_from, fact.updated_at, now):
+    if fact.status in ACTIVE and permitted_uses.is_stale(fact.valid_from, fact.updated_at, now):
         reasons.append("stale")
     subject_name = fact.subject_entity.name if fact.subject_entity_id and fact.subject_entity else ""
-    visible = bool(uses) and (use is None or policy.permits(fact.status, use))
+    visible = bool(uses) and (use is None or permitted_uses.permits(fact.status, use))
     return {
         "id": str(fact.public_id),
         "content": fact.content if visible else "",
         "status": fact.status,
         "status_reason": fact.status_reason,
         "permitted_uses": uses,
-        "disclaimers": policy.disclaimers(
+        "disclaimers": permitted_uses.disclaimers(
             status=fact.status,
             subject_kind=fact.subject_kind,
             subject_name=subject_name,
@@ -316,9 +316,9 @@ def fact_view(fact: Fact, *, now: datetime | None = None, use: str | None = None
         "tags": list(fact.tags) if visible else [],
         "source_label": fact.source_label,
         "capture_confidence": fact.capture_confidence,
-        "capture_band": policy.band(fact.capture_confidence),
+        "capture_band": permitted_uses.band(fact.capture_confidence),
         "veracity": fact.veracity,
-        "veracity_band": policy.band(fact.veracity),
+        "veracity_band": permitted_uses.band(fact.veracity),
         "uncertainty_reasons": reasons,
         "previously_rejected": fact.previously_rejected,
         "valid_from": fact.valid_from,
@@ -364,7 +364,7 @@ def facts(
     return qs
 
 
-def facts_for_use(*, owner, use: str = policy.ANSWERS, valid_at: datetime | None = None) -> QuerySet[Fact]:
+def facts_for_use(*, owner, use: str = permitted_uses.ANSWERS, valid_at: datetime | None = None) -> QuerySet[Fact]:
     """Only facts whose status licenses ``use``, valid now (or at ``valid_at``)."""
     return facts(owner=owner, use=use, valid_at=valid_at or timezone.now())
 
@@ -379,7 +379,7 @@ def as_of(
     owner,
     known_at: datetime,
     valid_at: datetime | None = None,
-    use: str = policy.ANSWERS_WITH_DISCLAIMER,
+    use: str = permitted_uses.ANSWERS_WITH_DISCLAIMER,
     subject: str | None = None,
 ) -> list[dict]:
     """As the ledger knew it at ``known_at``, what was true at ``valid_at`` (default: ``known_at``)?
@@ -394,7 +394,7 @@ def as_of(
         .filter(Q(recorded_to__isnull=True) | Q(recorded_to__gt=known_at))
         .filter(Q(valid_from__isnull=True) | Q(valid_from__lte=valid_at))
         .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=valid_at))
-        .filter(status__in=policy.statuses_permitting(use))
+        .filter(status__in=permitted_uses.statuses_permitting(use))
         .select_related("fact", "fact__subject_entity")
         .order_by("recorded_from")
     )
@@ -419,7 +419,7 @@ def fact_history(fact: Fact) -> list[Commit]:
     return list(Commit.objects.filter(pk__in=commit_ids, owner_id=fact.owner_id).order_by("seq"))
 
 
-def episodes_for_use(*, owner, use: str = policy.ANSWERS) -> QuerySet[Episode]:
+def episodes_for_use(*, owner, use: str = permitted_uses.ANSWERS) -> QuerySet[Episode]:
     return Episode.objects.owned_by(owner).licensed_for(use)
 
 

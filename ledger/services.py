@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ledger import chain, hashing, policy, queries
+from ledger import chain, hashing, permitted_uses, queries
 from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
 from ledger.models import (
@@ -248,9 +248,9 @@ def propose_fact(
     fact_index = len(muts)
     muts.append(add_fact)
     muts.extend(_evidence_mutation(ev, f"${fact_index}") for ev in claim.evidence)
-    is_exclusive = exclusive if exclusive is not None else predicate in policy.EXCLUSIVE_PREDICATES
+    is_exclusive = exclusive if exclusive is not None else predicate in permitted_uses.EXCLUSIVE_PREDICATES
     outcome, held = Outcome.ADMITTED, None
-    if is_exclusive and claim.status in policy.ACTIVE_STATUSES and arguments:
+    if is_exclusive and claim.status in permitted_uses.ACTIVE_STATUSES and arguments:
         held = _conflicting_fact(owner, subject, person, predicate, claim.content, arguments)
         if held is not None:
             outcome = _resolve_conflict(claim, held, add_fact, f"${fact_index}", muts)
@@ -293,8 +293,8 @@ def _validate(claim: _Claim, on_duplicate: str) -> None:
     if not claim.content:
         raise InvalidMutation("content must not be empty")
     check_choice(claim.subject, M.SUBJECT_KINDS, "subject")
-    check_choice(claim.importance, policy.IMPORTANCE_ORDER, "importance")
-    check_choice(claim.status, policy.STATUSES, "status")
+    check_choice(claim.importance, permitted_uses.IMPORTANCE_ORDER, "importance")
+    check_choice(claim.status, permitted_uses.STATUSES, "status")
     check_choice(on_duplicate, ("corroborate", "skip", "new"), "on_duplicate")
     claim.capture_confidence = clamp01(claim.capture_confidence, "capture_confidence")
     claim.veracity = clamp01(claim.veracity, "veracity")
@@ -405,7 +405,7 @@ def _add_fact_mutation(claim: _Claim, check: RefusalCheck, names, muts: list[dic
 
 def _resolve_conflict(claim: _Claim, held: Fact, add_fact: dict, new_ref: str, muts: list[dict]) -> Outcome:
     """An exclusive predicate already holds another value: escalate, keep the held one, or supersede it."""
-    decision = policy.conflict_resolution(
+    decision = permitted_uses.conflict_resolution(
         new_veracity=claim.veracity,
         new_importance=claim.importance,
         held_veracity=held.veracity,
@@ -498,7 +498,7 @@ def decide(
 ) -> Fact:
     """Set a fact's epistemic status (review decisions, promotions, demotions). Rejection records a refusal."""
     check_owner(fact, owner, "Fact")
-    check_choice(status, policy.STATUSES, "status")
+    check_choice(status, permitted_uses.STATUSES, "status")
     m = {"type": M.SET_STATUS, "fact_id": str(fact.public_id), "status": status, "payload": {"reason": reason[:200]}}
     if veracity is not None:
         m["veracity"] = clamp01(veracity, "veracity")
@@ -550,7 +550,7 @@ def refine(
     (a reviewer's edit-then-accept is one commit)."""
     check_owner(fact, owner, "Fact")
     if status is not None:
-        check_choice(status, policy.STATUSES, "status")
+        check_choice(status, permitted_uses.STATUSES, "status")
     content = (content or "").strip()
     if not content:
         raise InvalidMutation("content must not be empty")
@@ -722,16 +722,16 @@ def lift_refusal(*, owner, refusal: Refusal, reason: str = "", author: str = "us
 
 # --- Timeouts -------------------------------------------------------------------------------------------
 def decide_timeouts(*, owner=None, older_than: timedelta | None = None, now: datetime | None = None) -> TimeoutReport:
-    """Decide pending items nobody reviewed within the timeout (``policy.timeout_decision``); counted."""
+    """Decide pending items nobody reviewed within the timeout (``permitted_uses.timeout_decision``); counted."""
     now = now or timezone.now()
     older_than = older_than or timedelta(days=getattr(settings, "ALMANAC_LEDGER_PENDING_TIMEOUT_DAYS", 14))
-    qs = Fact.objects.filter(status__in=policy.PENDING_STATUSES, updated_at__lt=now - older_than)
+    qs = Fact.objects.filter(status__in=permitted_uses.PENDING_STATUSES, updated_at__lt=now - older_than)
     if owner is not None:
         qs = qs.filter(owner=owner)
     report = TimeoutReport()
     owners = set()
     for fact in qs.select_related("owner").order_by("owner_id", "recorded_at").iterator():
-        status, reason = policy.timeout_decision(
+        status, reason = permitted_uses.timeout_decision(
             status=fact.status,
             veracity=fact.veracity,
             capture_confidence=fact.capture_confidence,

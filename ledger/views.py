@@ -16,14 +16,14 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.exceptions import DomainError
 from accounts.http import HtmxHttpRequest, render_page
 from accounts.owned import get_owned_or_404
-from ledger import layers, policy, queries, services
+from ledger import layers, permitted_uses, queries, services
 from ledger.forget import services as forget_services
 from ledger.forms import ForgetPersonForm, LiftRefusalForm
 from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal, Status
 
 MEMORY_TABS = [
-    ("active", "Active", list(policy.ACTIVE_STATUSES)),
-    ("pending", "Needs review", list(policy.PENDING_STATUSES)),
+    ("active", "Active", list(permitted_uses.ACTIVE_STATUSES)),
+    ("pending", "Needs review", list(permitted_uses.PENDING_STATUSES)),
     ("history", "History", [Status.CONTRADICTED, Status.SUPERSEDED]),
     ("rejected", "Rejected", [Status.REJECTED, Status.RETRACTED, Status.DROPPED]),
     ("all", "All", None),

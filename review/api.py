@@ -10,7 +10,7 @@ from accounts.exceptions import DomainError
 from accounts.owned import get_owned_or_404
 from accounts.schemas import ErrorOut
 from distill import learning as learning_reads
-from ledger import policy as ledger_policy
+from ledger import permitted_uses
 from ledger.models import Fact, Status
 from review import cards, queries, services
 from review.schemas import (
@@ -69,7 +69,7 @@ def item_out(item: cards.ReviewItem) -> dict:
         "previously_rejected": item.fact.previously_rejected,
         "disclaimers": view["disclaimers"],
         "permitted_uses": view["permitted_uses"],
-        "permitted_uses_if_accepted": ledger_policy.permitted_uses(Status.ACCEPTED),
+        "permitted_uses_if_accepted": permitted_uses.permitted_uses(Status.ACCEPTED),
         "source_label": item.fact.source_label,
         "evidence": [_evidence(ev) for ev in item.evidence],
         "conflict_with": held,

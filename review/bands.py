@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ledger import policy as ledger_policy
+from ledger import permitted_uses
 
 DEFAULT_AUTO_APPROVE = 0.7
 DEFAULT_REVIEW = 0.45
@@ -90,6 +90,6 @@ def recency(recorded_at: datetime, now: datetime) -> float:
 def priority(
     *, importance: str, trust: float | None, limits: Thresholds, recorded_at: datetime, now: datetime, conflict=False
 ) -> float:
-    weight = ledger_policy.IMPORTANCE_WEIGHT.get(importance, 0.5)
+    weight = permitted_uses.IMPORTANCE_WEIGHT.get(importance, 0.5)
     value = weight * limits.uncertainty(trust) * recency(recorded_at, now)
     return value * (CONFLICT_WEIGHT if conflict else 1.0)

@@ -6,17 +6,17 @@ from dataclasses import dataclass, field
 
 from django.db.models import Prefetch
 
-from ledger import policy as ledger_policy
+from ledger import permitted_uses
 from ledger import queries as ledger_queries
 from ledger.models import Evidence, Fact, Status
 from review import bands
 
 USE_WORDS = {
-    ledger_policy.ANSWERS: "may answer",
-    ledger_policy.ANSWERS_WITH_DISCLAIMER: "may answer with a disclaimer",
-    ledger_policy.ACTIONS: "may act",
-    ledger_policy.UNCERTAINTY_HISTORY: "kept as history only",
-    ledger_policy.AUDIT_DEBUG: "audit only",
+    permitted_uses.ANSWERS: "may answer",
+    permitted_uses.ANSWERS_WITH_DISCLAIMER: "may answer with a disclaimer",
+    permitted_uses.ACTIONS: "may act",
+    permitted_uses.UNCERTAINTY_HISTORY: "kept as history only",
+    permitted_uses.AUDIT_DEBUG: "audit only",
 }
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 REASON_WORDS = {
@@ -29,7 +29,7 @@ REASON_WORDS = {
 
 
 def uses_in_words(status: str) -> list[str]:
-    return [USE_WORDS[u] for u in ledger_policy.permitted_uses(status) if u in USE_WORDS]
+    return [USE_WORDS[u] for u in permitted_uses.permitted_uses(status) if u in USE_WORDS]
 
 
 @dataclass
@@ -126,7 +126,7 @@ def trust_in_words(details: dict, components: dict, fact: Fact) -> list[str]:
     if len(live_sources) > 1 and not others:
         words.append(f"{NUMBER_WORDS.get(len(live_sources), len(live_sources))} sources say so")
     capture = components.get("capture_confidence", fact.capture_confidence)
-    if capture is not None and float(capture) < ledger_policy.BAND_FLOOR["medium"]:
+    if capture is not None and float(capture) < permitted_uses.BAND_FLOOR["medium"]:
         words.append("may be misheard or misread")
     for flag in details.get("flags") or []:
         words.append(str(flag))
@@ -154,7 +154,7 @@ def held_fact_for(fact: Fact) -> Fact | None:
     """The held fact a conflicting claim disputes: same subject and predicate, active, a different claim."""
     qs = (
         Fact.objects.filter(owner_id=fact.owner_id, predicate=fact.predicate, subject_kind=fact.subject_kind)
-        .filter(status__in=ledger_policy.ACTIVE_STATUSES)
+        .filter(status__in=permitted_uses.ACTIVE_STATUSES)
         .exclude(pk=fact.pk)
         .exclude(proposition_key=fact.proposition_key)
         .select_related("subject_entity")

@@ -17,7 +17,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.utils import timezone
 
 from accounts.services import user_timezone
-from ledger import policy as ledger_policy
+from ledger import permitted_uses
 from ledger import queries as ledger_queries
 from ledger.models import Commit, CommitRef, Evidence, Fact, Status
 from review import bands
@@ -347,7 +347,7 @@ def _fact_counts(owner, plan: QueuePlan) -> dict[str, int]:
     week = plan.now - RECENT
     timeout = Q(status_reason__in=TIMEOUT_REASONS)
     return Fact.objects.owned_by(owner).aggregate(
-        new_today=Count("pk", filter=Q(recorded_at__gte=plan.today_start, status__in=ledger_policy.ACTIVE_STATUSES)),
+        new_today=Count("pk", filter=Q(recorded_at__gte=plan.today_start, status__in=permitted_uses.ACTIVE_STATUSES)),
         timeout_today=Count("pk", filter=timeout & Q(updated_at__gte=plan.today_start)),
         timeout_week=Count("pk", filter=timeout & Q(updated_at__gte=week)),
         dropped=Count("pk", filter=Q(status=Status.DROPPED, updated_at__gte=week)),
@@ -445,7 +445,7 @@ def digest(owner) -> dict:
     plan = queue_plan(owner)
     new = (
         Fact.objects.owned_by(owner)
-        .filter(recorded_at__gte=plan.today_start, status__in=ledger_policy.ACTIVE_STATUSES)
+        .filter(recorded_at__gte=plan.today_start, status__in=permitted_uses.ACTIVE_STATUSES)
         .count()
     )
     return {"new_today": new, "need_you": len(plan.surfaced), "held_back": plan.held_back}

@@ -24,8 +24,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.services import get_settings, owner_name
-from screen import policy
 from screen.models import Assertion, Curation, DayNote, EntityNote, EventEvidence, ScreenEvent, ScreenFrame
+from screen.preferences import EXCLUDE, TRACK, matching
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +48,14 @@ def decide(event: ScreenEvent, preferences: list[dict]) -> tuple[str | None, str
     """(decision, reason); decision None means "not ready yet" (a provisional event may still change)."""
     if event.status == ScreenEvent.Status.REJECTED:
         return Curation.Decision.IGNORE, "rejected by you"
-    pref = policy.matching(preferences, event)
-    if pref and pref.action == policy.EXCLUDE:
+    pref = matching(preferences, event)
+    if pref and pref.action == EXCLUDE:
         return Curation.Decision.IGNORE, f"preference: {pref.text}"
     if event.important is False:
         return Curation.Decision.IGNORE, "marked unimportant"
     if event.status == ScreenEvent.Status.PROVISIONAL:
         return None, "provisional"
-    if (pref and pref.action == policy.TRACK) or event.important is True:
+    if (pref and pref.action == TRACK) or event.important is True:
         return Curation.Decision.MEMORY, f"preference: {pref.text}" if pref else "marked important"
     if event.outcome == "resolved" and event.entities:
         return Curation.Decision.ENTITY_NOTE, "a resolved problem belongs to what it was about"

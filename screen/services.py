@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.exceptions import DomainError
-from screen import policy
+from screen import preferences
 from screen.collector.client import ScreenPipeClient
 from screen.collector.collect import collect
 from screen.events.store import revise
@@ -81,7 +81,7 @@ def update_source(
 
 def add_preference(*, owner, text: str) -> ScreenSource:
     """Store a preference phrase as policy (idempotent on the parsed action and subject)."""
-    pref = policy.parse(text)
+    pref = preferences.parse(text)
     with transaction.atomic():
         source = ScreenSource.objects.select_for_update().get(pk=get_source(owner).pk)
         kept = [p for p in source.preferences if (p.get("action"), p.get("subject")) != (pref.action, pref.subject)]
@@ -92,7 +92,7 @@ def add_preference(*, owner, text: str) -> ScreenSource:
 
 def set_preferences(*, owner, texts: list[str]) -> ScreenSource:
     """Replace all preferences with ``texts`` (each parsed; one bad phrase changes nothing)."""
-    parsed = [policy.parse(t).as_dict() for t in texts]
+    parsed = [preferences.parse(t).as_dict() for t in texts]
     with transaction.atomic():
         source = ScreenSource.objects.select_for_update().get(pk=get_source(owner).pk)
         source.preferences = parsed

@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ledger.text import STOPWORDS
+from ledger.lexicon import STOPWORDS
 
 _WS = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+(?:[.,:]\d+)*")

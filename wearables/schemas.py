@@ -5,6 +5,8 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from distill.schemas import GateMode, GateThresholdsIn, NativeMode
+
 
 class SourceOut(Schema):
     kind: str
@@ -25,18 +27,17 @@ class SourceOut(Schema):
     last_checked_at: dt.datetime | None
 
 
-class SourceIn(Schema):
+class _SourceConnectionIn(Schema):
     enabled: bool | None = None
     credentials: dict[str, str | None] | None = Field(None, description="Write-only; an empty value clears a field")
     base_url: str | None = Field(None, max_length=500)
-    memory_mode: Literal["smart", "review", "auto", "off"] | None = None
-    source_trust: float | None = Field(None, ge=0, le=1)
-    auto_approve_trust: float | None = Field(None, ge=0, le=1)
-    review_trust: float | None = Field(None, ge=0, le=1)
-    min_importance: Literal["low", "normal", "high"] | None = None
-    max_memories_per_day: int | None = Field(None, ge=0, le=10000)
-    min_confidence: float | None = Field(None, ge=0, le=1)
-    import_native_memories: Literal["smart", "review", "off"] | None = None
+    memory_mode: GateMode | None = None
+
+
+class SourceIn(GateThresholdsIn, _SourceConnectionIn):
+    # The gate-policy fields come from distill (declared once). pydantic lists inherited fields from the last base
+    # to the first, so the documented order stays: connection, memory_mode, the thresholds, import_native_memories.
+    import_native_memories: NativeMode | None = None
 
 
 class WearablesSettingsOut(Schema):

@@ -43,7 +43,7 @@ from distill.extraction.parse_claims import claims_from_doc
 from distill.extraction.speakers import is_real_name
 from distill.extraction.text import clean
 from ledger import llm
-from ledger.text import claim_stem
+from ledger.lexicon import claim_stem
 
 CALL = llm.CallType.EXTRACTOR
 CHUNK_TURNS = 40

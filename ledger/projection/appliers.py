@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from ledger import hashing, policy
+from ledger import hashing, permitted_uses
 from ledger import mutations as M
 from ledger.choices import RefusalKind, Status
 from ledger.exceptions import InvalidMutation
@@ -150,7 +150,7 @@ def _reasons(fact: dict, evidence: list[dict]) -> list[str]:
     reasons = []
     if len(sources) <= 1:
         reasons.append("single_source")
-    if fact["capture_confidence"] < policy.BAND_FLOOR["medium"]:
+    if fact["capture_confidence"] < permitted_uses.BAND_FLOOR["medium"]:
         reasons.append("low_capture_signal")
     if fact["status"] == Status.CONTRADICTED or (fact["superseded_by"] and fact["status"] == Status.SUPERSEDED):
         reasons.append("contradicted_by")
@@ -170,7 +170,7 @@ def _recompute(state, fact: dict) -> None:
 def _save(state, fact: dict, ctx: Ctx) -> None:
     """Persist a changed fact: retirement time, last commit, and a new record-time version when state moved."""
     _recompute(state, fact)
-    if fact["status"] in policy.RETIRED_STATUSES:
+    if fact["status"] in permitted_uses.RETIRED_STATUSES:
         if fact["retired_at"] is None:
             fact["retired_at"] = ctx.at
     else:
@@ -340,7 +340,7 @@ def apply_tombstone_evidence(state, m: dict, ctx: Ctx) -> None:
     state.put_evidence({**ev, "tombstoned_at": ctx.at, "tombstone_reason": reason})
     fact = _need_fact(state, ev["fact_id"], ctx)
     live = [e for e in state.evidence_of(fact["public_id"]) if e["tombstoned_at"] is None]
-    if not live and fact["status"] in policy.ACTIVE_STATUSES:
+    if not live and fact["status"] in permitted_uses.ACTIVE_STATUSES:
         fact["status"] = Status.SOURCE_TOMBSTONED if m.get("source_deleted") else Status.TOMBSTONED
     _save(state, fact, ctx)
 
@@ -354,7 +354,9 @@ def apply_set_status(state, m: dict, ctx: Ctx) -> None:
         fact["base_veracity"] = m["veracity"]
     if m["status"] == Status.REJECTED and previous != Status.REJECTED:
         _refusal(state, fact, RefusalKind.REJECTED, ctx)
-    if m["status"] == Status.ACCEPTED or (previous == Status.REJECTED and m["status"] in policy.PENDING_STATUSES):
+    if m["status"] == Status.ACCEPTED or (
+        previous == Status.REJECTED and m["status"] in permitted_uses.PENDING_STATUSES
+    ):
         # An explicit acceptance lifts the fact's own refusals (the user changed their mind); so does taking a
         # rejection back to the queue (a review undo).
         for r in state.refusals_for_fact(fact["public_id"]):

@@ -18,9 +18,9 @@ from django.utils import timezone
 
 from ledger import layers
 from ledger.models import Episode, Fact, PinnedFact
+from ledger.recall.lexical import content_terms, jaccard, stem
 from ledger.recall.models import ConsolidationRun, Embedding, Usage
 from ledger.recall.providers import providers_for
-from ledger.recall.text import content_terms, jaccard, stem
 
 DECAY_DAYS = 30.0
 MERGE_JACCARD = 0.9

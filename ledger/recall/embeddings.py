@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from accounts.exceptions import DomainError
-from ledger.text import STOPWORDS, stem, words
+from ledger.lexicon import STOPWORDS, stem, words
 
 DIMENSIONS = 384
 
@@ -59,7 +59,7 @@ class HashBackend(Backend):
     """Feature hashing of stemmed content words (weight 1) and adjacent word bigrams (weight 0.5)."""
 
     name = "hash"
-    model = "v2"  # v2: Snowball stems (ledger.text.stem); v1 vectors are re-embedded, never mixed
+    model = "v2"  # v2: Snowball stems (ledger.lexicon.stem); v1 vectors are re-embedded, never mixed
 
     @staticmethod
     def _slot(feature: str) -> tuple[int, float]:

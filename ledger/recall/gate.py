@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger import llm
-from ledger.recall.text import words
+from ledger.recall.lexical import words
 
 ROUTES = ("identity", "transcript", "episodes", "events", "pinned", "none")
 

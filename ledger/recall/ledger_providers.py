@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from ledger import policy
+from ledger import permitted_uses
 from ledger.models import Episode, Fact, PinnedFact
 from ledger.recall.planner import RecallItem
 from ledger.recall.providers import RecallProvider
 
 # Recall hands out anything usable in an answer, with its disclaimer when not accepted.
-RECALL_USE = policy.ANSWERS_WITH_DISCLAIMER
+RECALL_USE = permitted_uses.ANSWERS_WITH_DISCLAIMER
 
 
 def _when(dt) -> str:
@@ -35,8 +35,8 @@ def fact_values_item(v: dict, *, kind: str, item_id: str, ref_id: int, strength:
         id=item_id,
         kind=kind,
         text=v[f"{prefix}content"],
-        permitted_uses=policy.permitted_uses(status),
-        disclaimers=policy.disclaimers(
+        permitted_uses=permitted_uses.permitted_uses(status),
+        disclaimers=permitted_uses.disclaimers(
             status=status,
             subject_kind=v[f"{prefix}subject_kind"],
             subject_name=v[f"{prefix}subject_entity__name"] or "",
@@ -94,7 +94,9 @@ class PinnedProvider(RecallProvider):
     date_field = "fact__recorded_at"
 
     def queryset(self, owner):
-        return PinnedFact.objects.owned_by(owner).filter(fact__status__in=policy.statuses_permitting(RECALL_USE))
+        return PinnedFact.objects.owned_by(owner).filter(
+            fact__status__in=permitted_uses.statuses_permitting(RECALL_USE)
+        )
 
     def documents(self, rows: Iterable[PinnedFact]) -> list[tuple[int, str]]:
         return [(p.pk, p.fact.content) for p in rows]
@@ -139,12 +141,12 @@ class EpisodeProvider(RecallProvider):
     def items(self, owner, ref_ids: list[int]) -> dict[int, RecallItem]:
         out = {}
         for ep in self.queryset(owner).filter(pk__in=ref_ids):
-            disclaimers = ["Unconfirmed: not yet reviewed."] if ep.status in policy.PENDING_STATUSES else []
+            disclaimers = ["Unconfirmed: not yet reviewed."] if ep.status in permitted_uses.PENDING_STATUSES else []
             out[ep.pk] = RecallItem(
                 id=str(ep.public_id),
                 kind="episode",
                 text=episode_text(ep),
-                permitted_uses=policy.permitted_uses(ep.status),
+                permitted_uses=permitted_uses.permitted_uses(ep.status),
                 disclaimers=disclaimers,
                 source_ref=f"episode:{ep.public_id}",
                 occurred_at=_when(ep.started_at or ep.created_at),

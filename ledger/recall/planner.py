@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ledger.recall.text import count_tokens
+from ledger.recall.lexical import count_tokens
 
 BUDGET_DEFAULT = 800
 BUDGET_MIN = 100

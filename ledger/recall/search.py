@@ -27,11 +27,11 @@ from pgvector.django import CosineDistance
 
 from ledger.recall import statements
 from ledger.recall.embeddings import Backend, current_backend
+from ledger.recall.lexical import query_terms, words
 from ledger.recall.models import Anchor, Embedding
 from ledger.recall.planner import RecallItem
 from ledger.recall.providers import ALL, RecallProvider, providers_for
 from ledger.recall.ranking import RRF_K, final_score, mmr, recency_score, weighted_rrf
-from ledger.recall.text import query_terms, words
 from ledger.recall.when import TIME_WORDS, asks_when, date_windows, date_words, in_windows
 
 K1, B = 1.2, 0.5  # b 0.5: a long turn is less penalised than BM25's usual 0.75 (set on the development split)

@@ -12,11 +12,11 @@ from django.views.decorators.vary import vary_on_headers
 
 from accounts.http import HtmxHttpRequest
 from ledger.recall import consolidation, services
+from ledger.recall.lexical import redact_for_display
 from ledger.recall.models import ConsolidationRun, Embedding
 from ledger.recall.planner import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 from ledger.recall.providers import SCOPES
 from ledger.recall.search import search_memory
-from ledger.recall.text import redact_for_display
 
 LAYER_TITLES = {
     "pinned": "Pinned facts",

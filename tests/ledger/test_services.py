@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.exceptions import DomainError
-from ledger import layers, policy, queries, services, tasks
+from ledger import layers, permitted_uses, queries, services, tasks
 from ledger.exceptions import InvalidMutation
 from ledger.forget import services as forget_services
 from ledger.models import Entity, Fact, PinnedFact
@@ -235,4 +235,4 @@ def test_facts_for_use_returns_only_licensed_currently_valid_facts(user):
     assert [f.content for f in queries.facts_for_use(owner=user, use="audit_debug")] == ["Rejected"]
     assert queries.facts_for_use(owner=user, use="actions").count() == 1
     for view in queries.fact_views(queries.facts(owner=user)):
-        assert view["permitted_uses"] == policy.permitted_uses(view["status"])
+        assert view["permitted_uses"] == permitted_uses.permitted_uses(view["status"])

@@ -1,4 +1,4 @@
-"""ledger/text.py: one text module, and refusal keys that stay stable across it.
+"""ledger/lexicon.py: one lexicon, and refusal keys that stay stable across it.
 
 The golden values below were computed by ledger/hashing.py BEFORE the text module existed (commit 8a39712).
 A stored refusal only has these hashes: if one of them changes, old refusals silently stop matching. Changing
@@ -15,7 +15,7 @@ from django.utils import timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger import hashing, text
+from ledger import hashing, lexicon
 from ledger import services as ledger
 from ledger.models import Fact, Refusal
 
@@ -43,8 +43,8 @@ def test_text_and_proposition_keys_are_what_they_were_before_the_text_module(cla
 
 
 def test_key_folding_is_frozen_at_version_1():
-    assert text.KEY_VERSION == 1
-    folded = {w: text.key_stem(w) for w in ["doesnt", "studies", "living", "paints", "allergic", "cats", "bus"]}
+    assert lexicon.KEY_VERSION == 1
+    folded = {w: lexicon.key_stem(w) for w in ["doesnt", "studies", "living", "paints", "allergic", "cats", "bus"]}
     assert folded == {
         "doesnt": "not",
         "studies": "study",
@@ -58,9 +58,9 @@ def test_key_folding_is_frozen_at_version_1():
 
 def test_key_stopwords_are_frozen_at_version_1():
     # The words left out of stored keys are part of the key format: this digest is of the list as it stood in
-    # ledger/hashing.py before it moved to ledger/text.py (and must not follow changes to STOPWORDS).
-    listed = " ".join(sorted(text.KEY_STOPWORDS))
-    assert len(text.KEY_STOPWORDS) == 132
+    # ledger/hashing.py before it moved to ledger/lexicon.py (and must not follow changes to STOPWORDS).
+    listed = " ".join(sorted(lexicon.KEY_STOPWORDS))
+    assert len(lexicon.KEY_STOPWORDS) == 132
     assert (
         hashlib.sha256(listed.encode()).hexdigest()
         == "c9d1270b14859e1d0b562a16d0e612546dc2f88da6da65e87ef2d2eda9523b27"
@@ -68,18 +68,18 @@ def test_key_stopwords_are_frozen_at_version_1():
 
 
 def test_matching_stem_is_snowball_and_claim_stem_folds_derived_forms():
-    assert {text.stem(w) for w in ["painting", "painted", "paints"]} == {"paint"}
-    assert text.stem("Studies") == text.stem("studying") == "studi"
-    assert text.claim_stem("allergic") == text.claim_stem("allergy")
-    assert text.claim_stem("moved") == text.claim_stem("move")
+    assert {lexicon.stem(w) for w in ["painting", "painted", "paints"]} == {"paint"}
+    assert lexicon.stem("Studies") == lexicon.stem("studying") == "studi"
+    assert lexicon.claim_stem("allergic") == lexicon.claim_stem("allergy")
+    assert lexicon.claim_stem("moved") == lexicon.claim_stem("move")
 
 
 @given(st.text(max_size=80))
 def test_normalize_is_idempotent_and_stemming_total(value):
-    once = text.normalize_text(value)
-    assert text.normalize_text(once) == once
+    once = lexicon.normalize_text(value)
+    assert lexicon.normalize_text(once) == once
     for word in once.split():
-        assert isinstance(text.stem(word), str) and isinstance(text.key_stem(word), str)
+        assert isinstance(lexicon.stem(word), str) and isinstance(lexicon.key_stem(word), str)
 
 
 @pytest.mark.django_db

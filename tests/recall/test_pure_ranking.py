@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from ledger.recall.embeddings import DIMENSIONS, HashBackend
 from ledger.recall.gate import heuristic_gate
+from ledger.recall.lexical import BM25, count_tokens, query_terms
 from ledger.recall.planner import BUDGET_MAX, BUDGET_MIN, RecallItem, clamp_budget, pack_block
 from ledger.recall.ranking import RRF_K, cosine, final_score, mmr, weighted_rrf
-from ledger.recall.text import BM25, count_tokens, query_terms
 
 
 def test_count_tokens_is_deterministic_and_grows_with_text():
@@ -188,7 +188,7 @@ def test_pack_block_puts_identity_first_and_skips_items_that_do_not_fit():
 
 
 def test_redact_for_display_masks_contacts_and_keys_but_keeps_dates():
-    from ledger.recall.text import redact_for_display
+    from ledger.recall.lexical import redact_for_display
 
     text = "[2026-11-29 20:16] call +351 912 345 678 or mail maya@example.org, key sk-abcdef1234567890, card 4111 1111 1111 1111"
     out = redact_for_display(text)

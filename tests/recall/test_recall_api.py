@@ -9,8 +9,8 @@ from ledger import services as ledger_services
 from ledger.forget import services as forget_services
 from ledger.models import PinnedFact
 from ledger.recall import services
+from ledger.recall.lexical import count_tokens
 from ledger.recall.models import Usage
-from ledger.recall.text import count_tokens
 from tests.factories import ConversationFactory, EpisodeFactory, FactFactory, UtteranceFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from screen import policy
+from screen import preferences
 from screen.collector.client import Item
 from screen.collector.signals import SignalDeriver
 from screen.text import Cue, cue_of, diff_lines, normalize_line, result_outcome, score_in
@@ -98,14 +98,14 @@ def test_frame_ids_going_backwards_is_a_restart():
     ],
 )
 def test_preferences_parse(text, action, subject):
-    pref = policy.parse(text)
+    pref = preferences.parse(text)
     assert (pref.action, pref.subject) == (action, subject)
 
 
 @pytest.mark.parametrize("text", ["", "bananas", "track", "x" * 201])
 def test_preferences_reject_unclear_phrases(text):
-    with pytest.raises(policy.PreferenceError):
-        policy.parse(text)
+    with pytest.raises(preferences.PreferenceError):
+        preferences.parse(text)
 
 
 class _E:
@@ -115,7 +115,10 @@ class _E:
 
 
 def test_preferences_match_events_by_their_words():
-    prefs = [policy.parse("track all ranked matches").as_dict(), policy.parse("do not retain shopping").as_dict()]
-    assert policy.matching(prefs, _E("game.match_completed", "Riftfall", {"mode": "ranked"})).action == "track"
-    assert policy.matching(prefs, _E("game.match_completed", "Riftfall", {"mode": "casual"})) is None
-    assert policy.matching(prefs, _E("purchase.action_confirmed", "Order placed")).action == "exclude"
+    prefs = [
+        preferences.parse("track all ranked matches").as_dict(),
+        preferences.parse("do not retain shopping").as_dict(),
+    ]
+    assert preferences.matching(prefs, _E("game.match_completed", "Riftfall", {"mode": "ranked"})).action == "track"
+    assert preferences.matching(prefs, _E("game.match_completed", "Riftfall", {"mode": "casual"})) is None
+    assert preferences.matching(prefs, _E("purchase.action_confirmed", "Order placed")).action == "exclude"

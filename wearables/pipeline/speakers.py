@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from datetime import timedelta
 
-from ledger.text import STOPWORDS
+from ledger.lexicon import STOPWORDS
 from wearables.pipeline.types import Convo, KnownPerson, PipelineConfig, Turn
 
 PROVIDER = "provider"

@@ -1,4 +1,4 @@
-"""Pure text helpers for recall: word splitting, a deterministic token estimate, query terms and BM25.
+"""Lexical matching for recall: word splitting, a deterministic token estimate, query terms and BM25.
 
 No database and no Django here, so the bench and the tests can use them directly.
 """
@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from ledger.text import STOPWORDS, stem, words  # the project's one text module (stopwords, Snowball stems)
+from ledger.lexicon import STOPWORDS, stem, words  # the project's one lexicon (stopwords, Snowball stems)
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 # A token estimate close to BPE tokenizers on English: words, numbers and each punctuation mark.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import policy
+from ledger import permitted_uses
 
 
 @pytest.mark.parametrize(
@@ -23,46 +23,50 @@ from ledger import policy
     ],
 )
 def test_policy_table_maps_each_status_to_its_uses(status, uses):
-    assert policy.permitted_uses(status) == uses
+    assert permitted_uses.permitted_uses(status) == uses
 
 
 def test_unknown_status_permits_nothing():
-    assert policy.permitted_uses("made_up") == []
+    assert permitted_uses.permitted_uses("made_up") == []
 
 
 def test_irreversible_action_needs_accepted():
-    assert policy.can_use_for_action("accepted", "irreversible")
-    for status in policy.STATUSES:
+    assert permitted_uses.can_use_for_action("accepted", "irreversible")
+    for status in permitted_uses.STATUSES:
         if status != "accepted":
-            assert not policy.can_use_for_action(status, "irreversible")
-            assert not policy.can_use_for_action(status, "reversible")
+            assert not permitted_uses.can_use_for_action(status, "irreversible")
+            assert not permitted_uses.can_use_for_action(status, "reversible")
 
 
 def test_can_use_for_action_rejects_unknown_kinds():
     with pytest.raises(ValueError):
-        policy.can_use_for_action("accepted", "sometimes")
+        permitted_uses.can_use_for_action("accepted", "sometimes")
 
 
 def test_answers_with_disclaimer_includes_plainly_answerable_facts():
-    assert set(policy.statuses_permitting("answers_with_disclaimer")) == {"accepted", "pending", "pending_review"}
-    assert policy.statuses_permitting("answers") == ["accepted"]
+    assert set(permitted_uses.statuses_permitting("answers_with_disclaimer")) == {
+        "accepted",
+        "pending",
+        "pending_review",
+    }
+    assert permitted_uses.statuses_permitting("answers") == ["accepted"]
 
 
 @pytest.mark.parametrize(
     ("value", "band"), [(0.0, "low"), (0.49, "low"), (0.5, "medium"), (0.75, "high"), (0.9, "certain")]
 )
 def test_bands(value, band):
-    assert policy.band(value) == band
+    assert permitted_uses.band(value) == band
 
 
 def test_conflict_escalates_only_when_ambiguous_and_material():
     kw = {"new_importance": "high", "held_importance": "high"}
-    assert policy.conflict_resolution(new_veracity=0.4, held_veracity=0.8, **kw) == "escalate"
+    assert permitted_uses.conflict_resolution(new_veracity=0.4, held_veracity=0.8, **kw) == "escalate"
     # not ambiguous: the new claim is at least medium
-    assert policy.conflict_resolution(new_veracity=0.6, held_veracity=0.8, **kw) == "supersede"
+    assert permitted_uses.conflict_resolution(new_veracity=0.6, held_veracity=0.8, **kw) == "supersede"
     # ambiguous but not material: trivial importance
     assert (
-        policy.conflict_resolution(
+        permitted_uses.conflict_resolution(
             new_veracity=0.4, held_veracity=0.8, new_importance="trivial", held_importance="trivial"
         )
         == "keep_held"
@@ -70,26 +74,28 @@ def test_conflict_escalates_only_when_ambiguous_and_material():
 
 
 def test_timeout_decision_accepts_only_well_supported_claims():
-    assert policy.timeout_decision(
+    assert permitted_uses.timeout_decision(
         status="pending_review", veracity=0.8, capture_confidence=0.7, importance="normal"
     ) == (
         "accepted",
         "accepted-by-timeout",
     )
     assert (
-        policy.timeout_decision(status="pending_review", veracity=0.6, capture_confidence=0.7, importance="normal")[0]
+        permitted_uses.timeout_decision(
+            status="pending_review", veracity=0.6, capture_confidence=0.7, importance="normal"
+        )[0]
         == "dropped"
     )
     assert (
-        policy.timeout_decision(status="pending_review", veracity=0.95, capture_confidence=0.9, importance="critical")[
-            0
-        ]
+        permitted_uses.timeout_decision(
+            status="pending_review", veracity=0.95, capture_confidence=0.9, importance="critical"
+        )[0]
         == "dropped"
     )
 
 
 def test_disclaimers_name_the_third_party():
-    out = policy.disclaimers(
+    out = permitted_uses.disclaimers(
         status="pending_review", subject_kind="third_party", subject_name="Maya", capture_confidence=0.4, veracity=0.6
     )
     assert "About Maya, not you." in out

@@ -1,6 +1,6 @@
-"""One text module for the whole project: normalising, words, stemming and claim-key folding.
+"""The project's one lexicon: normalising, words, stopwords, stemming and claim-key folding.
 
-Used by the ledger's refusal and proposition keys (``ledger.hashing``), recall (``ledger.recall.text``: BM25,
+Used by the ledger's refusal and proposition keys (``ledger.hashing``), recall (``ledger.recall.lexical``: BM25,
 hash embeddings, consolidation) and the trust gate (``distill.trust``: claim tokens, coverage). Pure: no
 database, no Django.
 

@@ -1,4 +1,4 @@
-"""The one policy table: epistemic status -> permitted uses, plus confidence bands and disclaimers.
+"""What each epistemic status may be used for: the one table of permitted uses, plus confidence bands and disclaimers.
 
 Pure (no database). Every read path asks this module what a fact may be used for.
 """
