@@ -85,20 +85,23 @@ def judge(candidates: list[Candidate], *, owner=None, owner_key: str = "") -> tu
     pending = pending[:MAX_CANDIDATES]  # the rest waits for the next pass (no verdict: the gate decides alone)
     if not pending:
         return verdicts, []
-    try:
-        reply = llm.ask(call=CALL, owner=owner, system=SYSTEM, data=_listing(pending), answer=Verdicts,
-                        prompt_version=PROMPT_VERSION)  # fmt: skip
-    except llm.LLMError as exc:
-        llm.fell_back(owner, CALL, str(exc))
-        return verdicts, [f"LLM judge failed ({exc}); judged by confidence × prior + corroboration"]
-    used = 0
-    for item in reply.value.verdicts:
-        if item.id < len(pending) and verdicts[pending[item.id].proposition_key] is None:
-            cand = pending[item.id]
-            verdicts[cand.proposition_key] = item.verdict
-            cache.set(cache_key(cand), item.verdict, CACHE_SECONDS)
-            used += 1
-    if not used:
-        llm.fell_back(owner, CALL, "the judge's answer named no candidate")
+    attempt = llm.ask_or_fall_back(call=CALL, owner=owner, system=SYSTEM, data=_listing(pending), answer=Verdicts,
+                                   prompt_version=PROMPT_VERSION, use=lambda answer: _named(answer, pending),
+                                   cache_answer=False)  # fmt: skip
+    if attempt.failed:
+        return verdicts, [f"LLM judge failed ({attempt.why}); judged by confidence × prior + corroboration"]
+    if not attempt.useful:
         return verdicts, ["LLM judge gave no usable verdict; judged by confidence × prior + corroboration"]
+    for cand, verdict in attempt.value:  # cached per proposition, not per answer: the next pass asks only the rest
+        verdicts[cand.proposition_key] = verdict
+        cache.set(cache_key(cand), verdict, CACHE_SECONDS)
     return verdicts, []
+
+
+def _named(answer: Verdicts, pending: list[Candidate]) -> tuple[list[tuple[Candidate, str]], str]:
+    """(candidate, verdict) for each pending candidate the answer names, the first verdict per proposition."""
+    named: dict[str, tuple[Candidate, str]] = {}
+    for item in answer.verdicts:
+        if item.id < len(pending) and pending[item.id].proposition_key not in named:
+            named[pending[item.id].proposition_key] = (pending[item.id], item.verdict)
+    return list(named.values()), "" if named else "the judge's answer named no candidate"

@@ -61,14 +61,11 @@ def session_digest(turns, *, title: str, owner, project: str = "") -> Digest:
     if not llm.llm_configured(CALL):
         llm.fell_back(owner, CALL, "no LLM available for the digest")
         return base
-    try:
-        reply = llm.ask(call=CALL, owner=owner, system=SYSTEM, data=transcript_data(turns), answer=DigestAnswer,
-                        prompt_version=PROMPT_VERSION)  # fmt: skip
-    except llm.LLMError as exc:
-        llm.fell_back(owner, CALL, str(exc))
+    attempt = llm.ask_or_fall_back(call=CALL, owner=owner, system=SYSTEM, data=transcript_data(turns),
+                                   answer=DigestAnswer, prompt_version=PROMPT_VERSION)  # fmt: skip
+    if not attempt.useful:
         return base
-    llm.remember(reply)
-    answer: DigestAnswer = reply.value
+    answer: DigestAnswer = attempt.value
     return Digest(
         title=answer.title[:300],
         gist=answer.gist,

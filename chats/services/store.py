@@ -79,68 +79,94 @@ def store_session(
     """Upsert one conversation (``mode``: see the module doc). New turns are pending signals unless ``pending``
     is False; ``due_at`` (when new turns arrived) marks the session queued for distillation at that time, in the
     same UPDATE."""
+    _clean_turns(owner, data)
+    now = timezone.now()
+    with transaction.atomic():
+        session, created = _lock_session(owner, data, now)
+        previous_due = session.distill_due_at
+        known, new, replaced, content_hash, total = _plan(session, created, data.turns, mode)
+        if replaced:
+            _reset(owner, session)
+        _insert_turns(owner, session, first=known, turns=new, distilled_at=None if pending else now)
+        if new or replaced:
+            _advance(session, data, total=total, content_hash=content_hash, now=now,
+                     due_at=due_at if pending else None)  # fmt: skip
+    return StoreResult(session=session, added=len(new), replaced=replaced, created=created, previous_due=previous_due)
+
+
+def _clean_turns(owner, data: SessionIn) -> None:
+    """Redact secrets from the turns and their extras, then drop what the owner asked to forget."""
     from chats.forgetting import scrub
 
     for t in data.turns:
         t.text = redact(t.text)
         t.extras = [{**e, "text": redact(e.get("text") or "")} for e in t.extras]
     data.turns = scrub(owner, data.turns)
-    now = timezone.now()
-    with transaction.atomic():
-        session, created = ChatSession.objects.select_for_update().get_or_create(
-            owner=owner,
-            source_key=data.source_key,
-            external_id=data.external_id[:200],
-            defaults={
-                "agent_id": data.agent_id[:200],
-                "title": data.title[:300],
-                "project": data.project[:500],
-                "started_at": data.started_at or (data.turns[0].at if data.turns and data.turns[0].at else now),
-            },
-        )
-        previous_due = session.distill_due_at
-        known, new, replaced, content_hash, total = _plan(session, created, data.turns, mode)
-        if replaced:
-            session.turns.all().delete()
-            delete_session_episodes(owner, session)
-            session.status, session.outcome, session.attempts = ChatSession.Status.OPEN, "", 0
-            session.episode_id_ref = None
-        stamp = None if pending else now
-        ChatTurn.objects.bulk_create(
-            [
-                ChatTurn(
-                    owner=owner,
-                    session=session,
-                    index=known + i,
-                    role=t.role,
-                    speaker=t.speaker[:200],
-                    is_owner=t.is_owner,
-                    text=t.text,
-                    tool_calls=t.tool_calls,
-                    extras=t.extras,
-                    occurred_at=t.at,
-                    distilled_at=stamp,
-                )
-                for i, t in enumerate(new)
-            ]
-        )
-        if new or replaced:
-            session.turn_count = total
-            session.content_hash = content_hash
-            session.last_turn_at = next((t.at for t in reversed(data.turns) if t.at), None) or now
-            if data.title:
-                session.title = data.title[:300]
-            if data.project:
-                session.project = data.project[:500]
-            if data.agent_id:
-                session.agent_id = data.agent_id[:200]
-            if data.started_at:
-                session.started_at = data.started_at
-            if due_at is not None and pending:
-                session.distill_due_at = due_at
-                session.status, session.outcome = ChatSession.Status.QUEUED, "queued"
-            session.save()
-    return StoreResult(session=session, added=len(new), replaced=replaced, created=created, previous_due=previous_due)
+
+
+def _lock_session(owner, data: SessionIn, now) -> tuple[ChatSession, bool]:
+    """The session row, created if new, locked until the transaction ends: concurrent stores of one conversation
+    run one after the other, each planning against the turns the previous one stored."""
+    return ChatSession.objects.select_for_update().get_or_create(
+        owner=owner,
+        source_key=data.source_key,
+        external_id=data.external_id[:200],
+        defaults={
+            "agent_id": data.agent_id[:200],
+            "title": data.title[:300],
+            "project": data.project[:500],
+            "started_at": data.started_at or (data.turns[0].at if data.turns and data.turns[0].at else now),
+        },
+    )
+
+
+def _reset(owner, session: ChatSession) -> None:
+    """A different conversation under the same id: its turns and episodes go, and it is open again."""
+    session.turns.all().delete()
+    delete_session_episodes(owner, session)
+    session.status, session.outcome, session.attempts = ChatSession.Status.OPEN, "", 0
+    session.episode_id_ref = None
+
+
+def _insert_turns(owner, session: ChatSession, *, first: int, turns, distilled_at) -> None:
+    ChatTurn.objects.bulk_create(
+        [
+            ChatTurn(
+                owner=owner,
+                session=session,
+                index=first + i,
+                role=t.role,
+                speaker=t.speaker[:200],
+                is_owner=t.is_owner,
+                text=t.text,
+                tool_calls=t.tool_calls,
+                extras=t.extras,
+                occurred_at=t.at,
+                distilled_at=distilled_at,
+            )
+            for i, t in enumerate(turns)
+        ]
+    )
+
+
+def _advance(session: ChatSession, data: SessionIn, *, total: int, content_hash: str, now, due_at) -> None:
+    """Save the session's new turn count, hash and the metadata the client sent; ``due_at`` queues it for
+    distillation."""
+    session.turn_count = total
+    session.content_hash = content_hash
+    session.last_turn_at = next((t.at for t in reversed(data.turns) if t.at), None) or now
+    if data.title:
+        session.title = data.title[:300]
+    if data.project:
+        session.project = data.project[:500]
+    if data.agent_id:
+        session.agent_id = data.agent_id[:200]
+    if data.started_at:
+        session.started_at = data.started_at
+    if due_at is not None:
+        session.distill_due_at = due_at
+        session.status, session.outcome = ChatSession.Status.QUEUED, "queued"
+    session.save()
 
 
 def delete_session(*, owner, session: ChatSession) -> None:

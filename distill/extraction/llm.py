@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -117,10 +118,14 @@ class LLMExtractor(Extractor):
         deterministic: ExtractionResult | None = None
         used_model = False
         for conv, utterances in chunks(day):
-            cands, why = self._chunk(day, owner, conv, utterances, result.extractor_version)
-            if cands:
+            span = f"turns {utterances[0].index}-{utterances[-1].index}" if utterances else "an empty chunk"
+            use = partial(self._usable, conv=conv, utterances=utterances, version=result.extractor_version, owner=owner)
+            attempt = llm.ask_or_fall_back(call=CALL, owner=day.owner_key, system=SYSTEM, answer=Answer, use=use,
+                                           data=chunk_data(owner, utterances), prompt_version=PROMPT_VERSION,
+                                           where=span)  # fmt: skip
+            if attempt.useful:
                 used_model = True
-                result.candidates += cands
+                result.candidates += attempt.value
                 continue
             if deterministic is None:  # the whole day once: speaker names resolve across the conversation
                 deterministic = DeterministicExtractor().extract(day)
@@ -128,27 +133,19 @@ class LLMExtractor(Extractor):
             result.candidates += [
                 c for c in deterministic.candidates if c.evidence and c.evidence.first_index in indices
             ]
-            span = f"turns {utterances[0].index}-{utterances[-1].index}" if utterances else "an empty chunk"
-            llm.fell_back(day.owner_key, CALL, f"{why} ({span})")
-            result.warnings.append(f"LLM extractor: {why}; fell back to the deterministic extractor for {span}")
+            result.warnings.append(f"LLM extractor: {attempt.why}; fell back to the deterministic extractor for {span}")
         if not used_model and deterministic is not None:
             result.extractor, result.extractor_version = deterministic.extractor, deterministic.extractor_version
         result.warnings = list(dict.fromkeys(result.warnings))
         return result
 
-    def _chunk(self, day, owner, conv, utterances, version) -> tuple[list[Candidate], str]:
+    def _usable(self, answer: Answer, conv, utterances, version, owner) -> tuple[list[Candidate], str]:
         """(candidates, "") from a useful answer, or ([], why the deterministic path must run)."""
-        try:
-            reply = llm.ask(call=CALL, owner=day.owner_key, system=SYSTEM, data=chunk_data(owner, utterances),
-                            answer=Answer, prompt_version=PROMPT_VERSION)  # fmt: skip
-        except llm.LLMError as exc:
-            return [], str(exc)
         by_index = {u.index: u for u in utterances}
-        out = [c for item in reply.value.candidates if (c := self._candidate(item, by_index, conv, version, owner))]
+        out = [c for item in answer.candidates if (c := self._candidate(item, by_index, conv, version, owner))]
         if not out:
-            items = len(reply.value.candidates)
+            items = len(answer.candidates)
             return [], f"the model's answer had nothing usable ({items} items)" if items else "the model found nothing"
-        llm.remember(reply)
         return out, ""
 
     def _candidate(self, item: Item, by_index: dict, conv: ConversationIn, version: str, owner: str):

@@ -22,8 +22,9 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import httpx
 from django.core.cache import cache
@@ -35,6 +36,7 @@ from ledger.llm.fencing import Fence, escape
 
 log = logging.getLogger("ledger.llm")
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 CACHE_SECONDS = 60 * 60 * 24 * 30
 FORMATS = ("json_schema", "json_object", "text")
 _format_level: dict[tuple[str, str], int] = {}  # (base URL, model) → index in FORMATS the server accepted
@@ -123,6 +125,57 @@ def ask(
         raise
     latency = _record(owner, call, started, tokens, content, valid=True)
     return Reply(value=value, cache_key=key, latency_ms=latency, tokens=tokens)
+
+
+@dataclass
+class Attempt(Generic[T]):
+    """What ``ask_or_fall_back`` gave: the caller's ``value`` from a useful answer, or ``why`` the deterministic
+    path runs instead (``failed``: the call itself failed rather than answering with nothing usable)."""
+
+    value: T | None = None
+    why: str = ""
+    failed: bool = False
+
+    @property
+    def useful(self) -> bool:
+        return not self.why
+
+
+def ask_or_fall_back(
+    *,
+    call: CallType,
+    owner,
+    system: str,
+    data,
+    answer: type[M],
+    prompt_version: str,
+    use: Callable[[M], tuple[T, str]] | None = None,
+    where: str = "",
+    cache_answer: bool = True,
+    timeout: float | None = None,
+) -> Attempt[T]:
+    """The one way callers ask the model with the deterministic path behind it. Asks once (``ask``); ``use``
+    turns a valid answer into ``(value, "")``, or ``(anything, why)`` when it holds nothing usable (without
+    ``use`` the answer itself is the value). A failed call or a useless answer is counted and logged as a
+    fallback (the reason, then `` (where)`` when given) and returned as ``why``; a useful answer is cached
+    (``remember``) unless ``cache_answer`` is False (a caller that caches its own way). Never raises
+    ``LLMError``."""
+    try:
+        reply = ask(call=call, owner=owner, system=system, data=data, answer=answer, prompt_version=prompt_version,
+                    timeout=timeout)  # fmt: skip
+    except LLMError as exc:
+        return _fall_back(owner, call, str(exc), where, failed=True)
+    value, why = use(reply.value) if use is not None else (reply.value, "")
+    if why:
+        return _fall_back(owner, call, why, where, failed=False)
+    if cache_answer:
+        remember(reply)
+    return Attempt(value=value)
+
+
+def _fall_back(owner, call: CallType, why: str, where: str, *, failed: bool) -> Attempt:
+    usage.record_fallback(owner, call, f"{why} ({where})" if where else why)
+    return Attempt(why=why, failed=failed)
 
 
 def _record(owner, call, started, tokens, content, *, valid) -> int:
