@@ -40,6 +40,7 @@ DROPPED, PENDING = Status.DROPPED, Status.PENDING_REVIEW  # an extractor ceiling
 PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
 OTHER_PRIOR = 0.75  # a plain statement outside those kinds
 OWNER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
+UNRESOLVED_OBJECTS = {"it", "they", "this", "that", "these", "those", "he", "she", "one"}  # lemmas of object pronouns
 PRONOUN_WINDOW = 3  # turns back in which "he"/"she"/"they" may find the person just named
 STOP = set(
     """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
@@ -90,7 +91,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.10"
+    VERSION = "2.11"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -539,6 +540,9 @@ def _ceiling(f: dict, who: _Who) -> tuple[str, str]:
         return PENDING, "subject uncertain"
     if not who.sure and who.grammatical == "first":
         return PENDING, "speaker named only by how others address them"
+    if f.get("object_is_pronoun") and f.get("object_head_lemma") in UNRESOLVED_OBJECTS:
+        # "Dana starts them in March": the memory would not say what it is about (its words are kept as said)
+        return PENDING, "object is a pronoun the memory does not resolve"
     return "", ""
 
 

@@ -106,6 +106,15 @@ def test_a_place_that_ends_like_a_condition_does_not_make_a_claim_about_health()
     assert only(extract(("user", True, "My tendinitis flared up again."))).kind == "health"
 
 
+def test_a_memory_whose_object_is_an_unresolved_pronoun_is_asked_at_most():
+    cand = only(extract(("user", True, "Peppers mostly. I start them indoors in February.")))
+    assert cand.ceiling == "pending_review" and "pronoun" in cand.ceiling_reason
+    named = only(extract(("user", True, "I start pepper seedlings indoors in February.")))
+    assert named.ceiling == ""
+    helps = only(extract(("Ines", False, "My brother helps me with the accounts.")))
+    assert helps.ceiling == ""  # "me" is the speaker: nothing to resolve
+
+
 def test_negation_is_a_feature_and_kept_in_the_text():
     cand = only(extract(("user", True, "I don't eat bratwurst anymore.")))
     assert cand.features["negated"] is True
