@@ -146,14 +146,11 @@ def llm_gate(query: str, known_entities: Iterable[str], *, owner, timeout: float
     known = list(known_entities)
     fallback = heuristic_gate(query, known)
     data = {"question": str(query)[:2000], "known_entities": [str(n)[:100] for n in known[:50]]}
-    try:
-        reply = llm.ask(call=GATE_CALL, owner=owner, system=GATE_SYSTEM, data=data, answer=GateAnswer,
-                        prompt_version=GATE_PROMPT_VERSION, timeout=timeout)  # fmt: skip
-    except llm.LLMError as exc:
-        llm.fell_back(owner, GATE_CALL, str(exc))
+    attempt = llm.ask_or_fall_back(call=GATE_CALL, owner=owner, system=GATE_SYSTEM, data=data, answer=GateAnswer,
+                                   prompt_version=GATE_PROMPT_VERSION, timeout=timeout)  # fmt: skip
+    if not attempt.useful:
         return fallback
-    llm.remember(reply)
-    answer: GateAnswer = reply.value
+    answer: GateAnswer = attempt.value
     return GateDecision(route=answer.route, reason=answer.reason or "llm", method="llm", entities=fallback.entities)
 
 

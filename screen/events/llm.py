@@ -38,6 +38,13 @@ SYSTEM = (
 )
 
 
+def _usable(naming: Naming) -> tuple[tuple[Naming, str], str]:
+    event_type = naming.event_type.strip().lower()
+    if not EVENT_TYPE_RE.match(event_type):
+        return (naming, event_type), f"event type {event_type[:40]!r} is not domain.name"
+    return (naming, event_type), ""
+
+
 def refine(draft: EventDraft, lines: list[str], *, owner) -> EventDraft:
     """The draft with the model's naming, or the draft unchanged (deterministic) when the model gives none."""
     if not llm.llm_configured():
@@ -46,17 +53,12 @@ def refine(draft: EventDraft, lines: list[str], *, owner) -> EventDraft:
         "proposed": {"event_type": draft.event_type, "title": draft.title, "outcome": draft.outcome},
         "screen_lines": [str(line)[:500] for line in lines[:MAX_LINES]],
     }
-    try:
-        reply = llm.ask(call=CALL, owner=owner, system=SYSTEM, data=data, answer=Naming, prompt_version=PROMPT_VERSION)
-    except llm.LLMError as exc:
-        llm.fell_back(owner, CALL, str(exc))
+    attempt = llm.ask_or_fall_back(
+        call=CALL, owner=owner, system=SYSTEM, data=data, answer=Naming, prompt_version=PROMPT_VERSION, use=_usable
+    )
+    if not attempt.useful:
         return draft
-    naming: Naming = reply.value
-    event_type = naming.event_type.strip().lower()
-    if not EVENT_TYPE_RE.match(event_type):
-        llm.fell_back(owner, CALL, f"event type {event_type[:40]!r} is not domain.name")
-        return draft
-    llm.remember(reply)
+    naming, event_type = attempt.value
     return replace(
         draft,
         event_type=event_type,
