@@ -86,13 +86,14 @@ def extractor_key() -> str:
     return f"{res.extractor}-{res.extractor_version}"
 
 
-def candidate_record(cand, *, corroborated: list[str], turn_text: str, turns: list) -> dict:
-    """What the model sees of one candidate: its public fields, parse features and pass context."""
+def candidate_record(cand, *, corroborated: list[str], turn_text: str, **labels) -> dict:
+    """What the model sees of one candidate (its public fields, parse features and pass context), with its
+    set's labels (``set``, ``group``, ``label``, ``match``, …)."""
     d = cand.as_dict()
     d.pop("valid_from", None)
     d["corroborating_sources"] = corroborated
     d["turn_text"] = turn_text
-    return d
+    return d | labels
 
 
 def _extract(day_input, siblings=None) -> list[tuple]:
@@ -143,8 +144,10 @@ def build_days() -> dict:
                     label, match = 1, f"{hit['type']}:{hit['id']}"
                 else:  # a still-current fact of an earlier day: neutral
                     label, match = None, f"earlier:{hit['id']}"
-                rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
-                rec.update(
+                rec = candidate_record(
+                    cand,
+                    corroborated=agreeing,
+                    turn_text=text,
                     set="days",
                     group=group,
                     label=label,
@@ -201,8 +204,10 @@ def build_locomo() -> dict:
                     ):
                         label, match = 1, f"obs-session:{o['dia_ids'][0] if o['dia_ids'] else ''}"
                         break
-            rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
-            rec.update(
+            rec = candidate_record(
+                cand,
+                corroborated=agreeing,
+                turn_text=text,
                 set="locomo",
                 group=group,
                 label=label,
@@ -286,8 +291,16 @@ def build_persona() -> dict:
                 if s >= THRESHOLD and s > best:
                     best = s
                     label, match = (1, g["id"]) if subject == g["person"] else (0, "attribution:" + g["id"])
-            rec = candidate_record(cand, corroborated=agreeing, turn_text=text, turns=[])
-            rec.update(set="persona", group=group, label=label, match=match, subject_label=subject)
+            rec = candidate_record(
+                cand,
+                corroborated=agreeing,
+                turn_text=text,
+                set="persona",
+                group=group,
+                label=label,
+                match=match,
+                subject_label=subject,
+            )
             records.append(rec)
     return {"records": records, "turns": turns, "gold": gold}
 
