@@ -20,6 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench._db import throwaway_database  # noqa: E402
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
 
 BENCH_DB = "almanac_bench"
@@ -139,24 +142,6 @@ def generate_claims(n: int, rng: random.Random):
 
 
 # --- database ---------------------------------------------------------------------------------------------
-def setup_bench_db(keep: bool, name: str = BENCH_DB):
-    import django
-    from django.conf import settings
-
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = name
-    django.setup()
-    from django.db import connection
-
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False, keepdb=False)
-
-    def teardown():
-        if not keep:
-            connection.creation.destroy_test_db(old_name, verbosity=0)
-
-    return teardown
-
-
 def machine_info() -> list[tuple[str, str]]:
     from django.db import connection
 
@@ -412,7 +397,7 @@ def main(argv=None) -> int:
     parser.add_argument("--db-name", default=BENCH_DB, help=f"database to create and drop (default {BENCH_DB})")
     args = parser.parse_args(argv)
 
-    teardown = setup_bench_db(args.keep, args.db_name)
+    teardown = throwaway_database(args.db_name, keep=args.keep)
     try:
         from django.contrib.auth import get_user_model
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import random
 import sys
@@ -31,6 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench._db import use_bench_database  # noqa: E402
+
 LOCOMO = Path("/work/shared/bench/locomo-dev.json")
 FALLBACK_TALK = [
     ("Tamsin", "I finally moved to Leeds last month, the flat is near the canal."),
@@ -38,25 +40,6 @@ FALLBACK_TALK = [
     ("Tamsin", "No, I started as a nurse at St James's in September. Night shifts for now."),
     ("Oren", "I'm allergic to cats, so I can't visit if you keep the kitten."),
 ]
-
-
-def setup_bench_db() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-    from django.db import connections
-
-    from memory_site import embedded_db
-
-    embedded_db._ensure_database("almanac_bench_llm")
-    connections.close_all()
-    settings.DATABASES["default"]["NAME"] = "almanac_bench_llm"
-    connections["default"].settings_dict["NAME"] = "almanac_bench_llm"
-    call_command("migrate", verbosity=0, interactive=False)
-    call_command("createcachetable", verbosity=0)
 
 
 def load_sessions(limit: int) -> tuple[list[list[tuple[str, str]]], list[str]]:
@@ -203,7 +186,7 @@ def main() -> int:
     if not args.imitation and not args.base_url:
         parser.error("give --base-url URL (and --model NAME) or --imitation")
 
-    setup_bench_db()
+    use_bench_database("almanac_bench_llm", cache_table=True)
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.cache import cache

@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._db import use_bench_database  # noqa: E402
+
 WORDS = (
     "we should book the flight for august and then check the lease on the apartment near the lake because "
     "my sister wants to visit in september and the kitchen still needs new counters so maybe next week works "
@@ -132,25 +134,6 @@ def bench_pure(days: int) -> dict:
     }
 
 
-def setup_bench_db() -> None:
-    os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-    from django.db import connections
-
-    from memory_site import embedded_db
-
-    embedded_db._ensure_database("almanac_bench")
-    connections.close_all()
-    settings.DATABASES["default"]["NAME"] = "almanac_bench"
-    connections["default"].settings_dict["NAME"] = "almanac_bench"
-    call_command("migrate", verbosity=0, interactive=False)
-
-
 def bench_big_day(size: int) -> dict:
     from django.contrib.auth import get_user_model
 
@@ -200,7 +183,8 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--big-day", type=int, default=2000)
     args = parser.parse_args()
-    setup_bench_db()  # Django first: the pipeline modules are pure but live in a Django app package
+    # Django first: the pipeline modules are pure but live in a Django app package
+    use_bench_database(home="/tmp/almanac-bench")
     pure = bench_pure(args.days)
     big = bench_big_day(args.big_day)
     cpu = next(

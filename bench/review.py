@@ -24,6 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench._db import throwaway_database  # noqa: E402
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
 
 BENCH_DB = "almanac_bench_review"
@@ -33,26 +36,6 @@ WORDS = (
     "garden bicycle sister violin Lisbon harbour nurse peanuts marathon pottery sourdough kayak chess museum "
     "library tennis Oslo guitar Tuesday dentist apartment lease piano choir Portuguese ramen coffee train"
 ).split()
-
-
-def setup_bench_db(keep: bool, name: str):
-    import django
-    from django.conf import settings
-
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = name
-    django.setup()
-    from django.db import connection
-
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False, keepdb=False)
-    if "testserver" not in settings.ALLOWED_HOSTS:
-        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
-
-    def teardown():
-        if not keep:
-            connection.creation.destroy_test_db(old_name, verbosity=0)
-
-    return teardown
 
 
 def load_queue(owner, n: int, rng: random.Random) -> list:
@@ -229,7 +212,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     load_start = os.getloadavg()[0]
-    teardown = setup_bench_db(args.keep, args.db_name)
+    teardown = throwaway_database(args.db_name, keep=args.keep, test_client=True)
     try:
         from django.contrib.auth import get_user_model
         from django.db import connection

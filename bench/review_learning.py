@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
 
 from bench import extraction, extraction_locomo  # noqa: E402
-from bench.review import setup_bench_db  # noqa: E402
+from bench._db import throwaway_database  # noqa: E402
 
 BENCH_DB = "almanac_bench_review_learning"
 SHRINK_TARGET = 0.30
@@ -327,7 +327,7 @@ def main(argv=None) -> int:
         if not Path(path).exists():
             print(f"not found: {path}", file=sys.stderr)
             return 2
-    teardown = setup_bench_db(args.keep, BENCH_DB)
+    teardown = throwaway_database(BENCH_DB, keep=args.keep, test_client=True)
     import logging
 
     for name in ("distill", "ledger", "wearables", "django.request"):

@@ -27,24 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-
-def setup_bench_db() -> None:
-    os.environ.setdefault("ALMANAC_HOME", "/tmp/almanac-bench")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_site.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-    from django.db import connections
-
-    from memory_site import embedded_db
-
-    embedded_db._ensure_database("almanac_bench")
-    connections.close_all()
-    settings.DATABASES["default"]["NAME"] = "almanac_bench"
-    connections["default"].settings_dict["NAME"] = "almanac_bench"
-    call_command("migrate", verbosity=0, interactive=False)
+from bench._db import use_bench_database  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -73,7 +56,7 @@ def main() -> None:
     parser.add_argument("--hours", type=int, default=8)
     parser.add_argument("--tracemalloc", action="store_true", help="also trace Python allocations (slows it ~2x)")
     args = parser.parse_args()
-    setup_bench_db()
+    use_bench_database(home="/tmp/almanac-bench")
     from django.contrib.auth import get_user_model
 
     from accounts.services import update_settings

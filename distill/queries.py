@@ -70,8 +70,7 @@ def memory_view(fact: Fact) -> dict:
         "evidence": {
             "quote": first.quote if first else "",
             "url": first.source_url if first else "",
-            "utterances": ref.get("utterances") or ref.get("turns") or [],
-            "transcript_id": ref.get("transcript_id"),
+            "turns": ref.get("turns") or [],  # the pass's own first..last turn, whatever the source calls them
             "extractor": f"{first.extractor_id}@{first.extractor_version}" if first else "",
         },
         "valid_from": fact.valid_from.isoformat() if fact.valid_from else None,

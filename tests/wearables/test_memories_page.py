@@ -40,6 +40,14 @@ def test_api_lists_every_memory_of_the_day_including_pending(api, memories):
     assert item["evidence"]["url"].endswith("#u-0")
 
 
+def test_api_evidence_names_the_turns_in_the_gates_own_words(api, memories):
+    """The memories API comes from the neutral gate: evidence names the turns it rests on, never a source's row."""
+    items = api.get("/wearables/memories", {"source": "limitless", "date": DAY.isoformat()}).json()
+    accepted = next(i for i in items if i["status"] == "accepted")
+    assert accepted["evidence"]["turns"] == [0, 0]
+    assert set(accepted["evidence"]) == {"quote", "url", "turns", "extractor"}
+
+
 def test_api_limit_and_other_day(api, memories):
     assert len(api.get("/wearables/memories", {"date": DAY.isoformat(), "limit": 1}).json()) == 1
     assert api.get("/wearables/memories", {"date": "2026-01-01"}).json() == []
