@@ -138,8 +138,6 @@ def bench(owner, client, api_headers, runs: int) -> list[tuple[str, str]]:
         ("API GET /review/stats", summary(timed(lambda: ok(client.get("/api/v1/review/stats", **api_headers)), runs)))
     )
 
-    plan = queries.queue_plan(owner)
-    ids = iter([r.public_id for r in plan.rows])
     from ledger.models import Fact
 
     def post(action: str, **data):
@@ -150,6 +148,8 @@ def bench(owner, client, api_headers, runs: int) -> list[tuple[str, str]]:
     from ledger import services as ledger_services
 
     ledger_services.decide(owner=owner, fact=merge_target, status="accepted", author="user")
+    # The queue as it stands once the merge target is held: no action below meets an item already decided.
+    ids = iter([r.public_id for r in queries.queue_plan(owner).rows])
     until = (queries.local_today(owner) + timedelta(days=3)).isoformat()
     actions = [
         ("accept", lambda: post("accept")),
@@ -210,6 +210,10 @@ def main(argv=None) -> int:
     parser.add_argument("--db-name", default=BENCH_DB, help=f"database to create and drop (default {BENCH_DB})")
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
+    if args.runs < 1 or args.items < 10 * args.runs:
+        parser.error(
+            f"--items must be at least 10 × --runs ({10 * max(args.runs, 1)}): each action takes its own items"
+        )
 
     load_start = os.getloadavg()[0]
     teardown = throwaway_database(args.db_name, keep=args.keep, test_client=True)
