@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from distill.models import Claim, GatePolicy, OwnerAdjustment, ReviewExample
+from distill.models import Claim, GatePolicy, OwnerAdjustment, ReviewExample, StoredExtraction
 
 
 @admin.register(GatePolicy)
@@ -44,3 +44,12 @@ class OwnerAdjustmentAdmin(admin.ModelAdmin):
         for row in queryset.select_related("owner"):
             learning.refit(owner=row.owner)
         self.message_user(request, f"Refitted {queryset.count()} adjustment(s)")
+
+
+@admin.register(StoredExtraction)
+class StoredExtractionAdmin(admin.ModelAdmin):
+    """Read-only: kept by the pass; deleting a row only makes the next pass over that scope parse again."""
+
+    list_display = ["owner", "scope_key", "extractor", "extractor_version", "updated_at"]
+    search_fields = ["owner__username", "scope_key"]
+    readonly_fields = [f.name for f in StoredExtraction._meta.fields]

@@ -199,3 +199,25 @@ class OwnerAdjustment(OwnedModel):
     @property
     def is_active(self) -> bool:
         return self.status == self.Status.ACTIVE
+
+
+class StoredExtraction(OwnedModel):
+    """What the deterministic extractor found in one scope's input, kept so that a pass over the same input (a
+    sibling device's new day, a policy change) re-scores those candidates instead of parsing the talk again.
+    ``input_hash`` covers the whole input and the extractor's version: any change to either parses anew."""
+
+    scope_key = models.CharField(max_length=200)
+    input_hash = models.CharField(max_length=64, help_text="sha256 of the pass input and the extractor version")
+    extractor = models.CharField(max_length=64)
+    extractor_version = models.CharField(max_length=32)
+    candidates = models.JSONField(default=list)
+    warnings = models.JSONField(default=list)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "scope_key"], name="distill_storedextraction_one_per_scope")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope_key} {self.extractor}@{self.extractor_version}"

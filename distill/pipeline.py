@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from distill import trust
-from distill.extraction.base import Candidate, DayInput
+from distill.extraction.base import Candidate, DayInput, ExtractionResult
 from distill.extraction.llm import extract_day
 from distill.judge import judge as run_judge
 from distill.models import Mode
@@ -53,6 +53,8 @@ class PassInput:
     not_a_person: set[int] = field(default_factory=set)
     # The owner's learned adjustment (``distill.learning.adjuster``), applied after score and before decide.
     adjust: Callable[[trust.Scored], trust.Scored] | None = None
+    # Candidates already extracted from this very input (``distill.stored_extraction``); None: extract now.
+    extraction: ExtractionResult | None = None
 
 
 @dataclass
@@ -124,7 +126,7 @@ def run(inp: PassInput) -> PassOutput:
     if inp.policy.mode == Mode.OFF:
         out.warnings.append("memory mode off: transcript only")
         return out
-    extraction = extract_day(day)
+    extraction = inp.extraction if inp.extraction is not None else extract_day(day)
     out.warnings += extraction.warnings
     out.extractor, out.extractor_version = extraction.extractor, extraction.extractor_version
     owner = (day.owner_name or "the user").split()[0]

@@ -23,7 +23,7 @@ from django.utils import timezone as dj_timezone
 from accounts.exceptions import DomainError
 from accounts.services import get_settings, owner_name
 from accounts.timestamps import zone_or_utc
-from distill import hooks, learning, pipeline, policies, queue, trust, writing
+from distill import hooks, learning, pipeline, policies, queue, stored_extraction, trust, writing
 from distill.conversation import Conversation, NativeMemory, Role
 from distill.extraction.base import Candidate, content_hash
 from distill.extraction.deterministic import clean
@@ -137,9 +137,11 @@ def distill(
         )
     ]
     existing = writing.source_day_facts(owner, source_key, day_key)
+    extraction, report.reused_extraction = stored_extraction.extract(owner, scope_key, day)
     out = pipeline.run(
         pipeline.PassInput(
             day=day,
+            extraction=extraction,
             policy=policy,
             siblings=siblings,
             active=_active_memories(owner),

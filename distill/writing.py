@@ -48,6 +48,7 @@ class PassReport:
     extractor: str = ""
     facts: list[str] = field(default_factory=list)  # public ids of the memories this run wrote
     siblings_rescored: list[int] = field(default_factory=list)  # other captures of the same day re-scored after it
+    reused_extraction: bool = False  # the talk was unchanged since its last pass: re-scored, not parsed again
 
     @property
     def wrote_anything(self) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 
 KINDS = ("identity", "preference", "relationship", "place", "work", "plan", "commitment", "decision", "health", "other")
@@ -88,6 +88,17 @@ class Candidate:
         data["content_hash"] = self.content_hash
         data["proposition_key"] = self.proposition_key
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Candidate:
+        """The inverse of ``as_dict`` (its derived keys are recomputed, not read)."""
+        names = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        if values.get("evidence"):
+            values["evidence"] = Evidence(**values["evidence"])
+        if values.get("valid_from"):
+            values["valid_from"] = datetime.fromisoformat(values["valid_from"])
+        return cls(**values)
 
 
 # ``Candidate.features`` filled by the deterministic extractor (distill.extraction.parse_claims / deterministic);

@@ -1,0 +1,71 @@
+"""A scope's talk is parsed once: the deterministic extractor's candidates are kept per (owner, scope) with a
+hash of the input they came from, so a pass over unchanged talk (a sibling device's new day re-scoring this
+one, a gate-policy change) only re-scores them: cross-check, model, decision and gates run again, the parse
+does not. Any change to the talk, the owner's name or the extractor's version changes the hash and parses anew.
+
+With an LLM configured the extractor is not a pure function of the input, so nothing is kept here; its own
+answer cache (``ledger.llm``) spares the repeated calls instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+
+from django.utils import timezone
+
+from distill.extraction.base import Candidate, DayInput, ExtractionResult
+from distill.extraction.deterministic import DeterministicExtractor
+from distill.extraction.llm import CALL, extract_day
+from distill.models import StoredExtraction
+from ledger import llm
+
+_KEPT_FIELDS = ["input_hash", "extractor", "extractor_version", "candidates", "warnings", "updated_at"]
+
+
+def input_hash(day: DayInput) -> str:
+    payload = json.dumps(asdict(day), sort_keys=True, default=str)
+    version = f"{DeterministicExtractor.ID}@{DeterministicExtractor.VERSION}"
+    return hashlib.sha256(f"{version}\n{payload}".encode()).hexdigest()
+
+
+def extract(owner, scope_key: str, day: DayInput) -> tuple[ExtractionResult, bool]:
+    """The scope's extraction and whether it was reused (True: the same input was parsed before)."""
+    if llm.llm_configured(CALL):
+        return extract_day(day), False
+    key = input_hash(day)
+    stored = StoredExtraction.objects.owned_by(owner).filter(scope_key=scope_key, input_hash=key).first()
+    if stored is not None:
+        return (
+            ExtractionResult(
+                candidates=[Candidate.from_dict(c) for c in stored.candidates],
+                warnings=list(stored.warnings),
+                extractor=stored.extractor,
+                extractor_version=stored.extractor_version,
+            ),
+            True,
+        )
+    result = extract_day(day)
+    row = StoredExtraction(
+        owner=owner,
+        scope_key=scope_key,
+        input_hash=key,
+        extractor=result.extractor,
+        extractor_version=result.extractor_version,
+        candidates=[c.as_dict() for c in result.candidates],
+        warnings=list(result.warnings),
+        updated_at=timezone.now(),
+    )
+    # One row per scope; two workers parsing the same scope at once both end with the newer input's row.
+    StoredExtraction.objects.bulk_create(
+        [row], update_conflicts=True, unique_fields=["owner", "scope_key"], update_fields=_KEPT_FIELDS
+    )
+    return result, False
+
+
+def forget_for_owner(event) -> dict:
+    """Forget handler: a forgotten person's or source's words may sit in kept candidates; drop the owner's
+    kept extractions (the next pass parses the redacted talk again)."""
+    deleted, _ = StoredExtraction.objects.owned_by(event.owner).delete()
+    return {"stored_extractions_removed": deleted} if deleted else {}
