@@ -204,7 +204,7 @@ class OwnerAdjustment(OwnedModel):
 class StoredExtraction(OwnedModel):
     """What the deterministic extractor found in one scope's input, kept so that a pass over the same input (a
     sibling device's new day, a policy change) re-scores those candidates instead of parsing the talk again.
-    ``input_hash`` covers the whole input and the extractor's version: any change to either parses anew."""
+    ``input_hash`` covers the whole input and the extractor's and parser's versions: any change parses anew."""
 
     scope_key = models.CharField(max_length=200)
     input_hash = models.CharField(max_length=64, help_text="sha256 of the pass input and the extractor version")

@@ -1,7 +1,8 @@
 """A scope's talk is parsed once: the deterministic extractor's candidates are kept per (owner, scope) with a
 hash of the input they came from, so a pass over unchanged talk (a sibling device's new day re-scoring this
 one, a gate-policy change) only re-scores them: cross-check, model, decision and gates run again, the parse
-does not. Any change to the talk, the owner's name or the extractor's version changes the hash and parses anew.
+does not. Any change to the talk, the owner's name, the extractor's version or the English model's changes the
+hash and parses anew.
 
 With an LLM configured the extractor is not a pure function of the input, so nothing is kept here; its own
 answer cache (``ledger.llm``) spares the repeated calls instead.
@@ -15,6 +16,7 @@ from dataclasses import asdict
 
 from django.utils import timezone
 
+from distill.extraction import nlp
 from distill.extraction.base import Candidate, DayInput, ExtractionResult
 from distill.extraction.deterministic import DeterministicExtractor
 from distill.extraction.llm import CALL, extract_day
@@ -26,7 +28,7 @@ _KEPT_FIELDS = ["input_hash", "extractor", "extractor_version", "candidates", "w
 
 def input_hash(day: DayInput) -> str:
     payload = json.dumps(asdict(day), sort_keys=True, default=str)
-    version = f"{DeterministicExtractor.ID}@{DeterministicExtractor.VERSION}"
+    version = f"{DeterministicExtractor.ID}@{DeterministicExtractor.VERSION} {nlp.MODEL_PACKAGE}@{nlp.MODEL_VERSION}"
     return hashlib.sha256(f"{version}\n{payload}".encode()).hexdigest()
 
 
