@@ -113,6 +113,21 @@ def _inherited_subject(head):
     return None
 
 
+def governing_verb(head):
+    """(verb, first conjunct) when ``head`` is coordinated inside another verb's to-complement ("I like to watch
+    films, eat out and sail": "eat" and "sail" are governed by "like", like "watch"); (None, None) otherwise."""
+    first = head
+    for _ in range(8):
+        if first.dep_ != "conj" or first.head == first:
+            break
+        first = first.head
+    if first is head or first.dep_ != "xcomp" or first.head.pos_ not in ("VERB", "AUX"):
+        return None, None
+    if not any(a.tag_ == "TO" for a in _aux_of(first)) or _aux_of(head):
+        return None, None
+    return first.head, first
+
+
 def _is_predicate(tok) -> bool:
     return tok.pos_ in ("VERB", "AUX") or (tok.dep_ == "ROOT" and any(c.dep_ in SUBJECT_DEPS for c in tok.children))
 
@@ -130,6 +145,8 @@ def predicate_heads(sent) -> list:
         elif t.dep_ == "dep" and t.pos_ == "VERB" and t.i > t.head.i:
             heads.append(t)
         elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and _subject(t) is not None:
+            if t.tag_ == "VB" and any(a.tag_ == "TO" for a in _aux_of(t)):
+                continue  # "it allowed me to explore…", "they asked him to stay": an infinitive, not a statement
             if t.dep_ == "ccomp" and _lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
                 continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
             heads.append(t)
@@ -190,7 +207,11 @@ def _clause_tokens(head, heads, subject) -> list[int]:
     if subject is not None and subject.i not in idxs:
         # An inherited subject (and the auxiliaries of the verb it came from) goes before the verb.
         extra = [t.i for t in subject.subtree]
-        if head.tag_ in ("VB", "VBG", "VBN") and not _aux_of(head):
+        governing, first = governing_verb(head)
+        if governing is not None:
+            # "I like to watch films, eat out …" → "I like to eat out": the verb that takes the whole coordination
+            extra += [a.i for a in _aux_of(governing)] + [governing.i] + [a.i for a in _aux_of(first) if a.tag_ == "TO"]
+        elif head.tag_ in ("VB", "VBG", "VBN") and not _aux_of(head):
             parent = head.head
             extra += [a.i for a in _aux_of(parent) if a.dep_ != "neg"]
         idxs = sorted(set(extra)) + idxs
@@ -580,6 +601,12 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if xcomp is not None and _lemma(head) in CONTROL_VERBS and not (_lemma(head) == "keep" and xcomp.tag_ != "VBG"):
         control, real = _lemma(head), xcomp
         modality = CONTROL_VERBS[control] if modality == "none" else modality
+    governing, _ = governing_verb(head)
+    if governing is not None and not control and _lemma(governing) in CONTROL_VERBS:
+        # "I want to sail to Orkney and learn Welsh": "learn Welsh" is wanted too, not done
+        control = _lemma(governing)
+        own, _ = _modality(governing, _aux_of(governing))
+        modality = CONTROL_VERBS[control] if own == "none" else own
     subj = _find_subject(sent, head, real, aux)
     if subj is None or subj.kind in ("none", "thing"):
         return []
@@ -752,8 +779,8 @@ def _moment_features(toks: list, real, f: dict) -> dict:
 
 def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]:
     """Conjoined objects ("goats and geese", "tea, coffee and mate") → one token list per conjunct."""
-    if obj is None:
-        return [(None, idxs)]
+    if obj is None or obj.pos_ in ("VERB", "AUX"):
+        return [(obj, idxs)]  # coordinated verbs are predicates of their own (``predicate_heads``)
     conjuncts = [obj]
     for t in obj.subtree:  # in order: a conjunct of the object or of an earlier conjunct
         if t.dep_ == "conj" and t.head in conjuncts:

@@ -77,6 +77,33 @@ def test_conjoined_objects_become_separate_claims():
     assert {c.content for c in cands} >= {"Odile grows quinces.", "Odile grows lentils."}
 
 
+def test_verbs_coordinated_inside_a_to_complement_keep_the_verb_that_governs_them():
+    cands = extract(("user", True, "I like to fix bicycles, watch cricket, and cook curries."))
+    assert sorted(c.content for c in cands) == [
+        "Odile likes to cook curries.",
+        "Odile likes to fix bicycles.",
+        "Odile likes to watch cricket.",
+    ]
+
+
+def test_a_wanted_thing_coordinated_with_another_is_wanted_too_not_done():
+    cands = extract(("user", True, "I want to walk the Camino and learn Basque."))
+    basque = about(cands, "Basque")
+    assert basque.content == "Odile wants to learn Basque."
+    assert basque.features["modality"] == "want"
+
+
+def test_a_negated_to_complement_keeps_its_negation_in_every_conjunct():
+    cands = extract(("user", True, "I don't like to fly or drive at night."))
+    assert len(cands) == 2, [c.content for c in cands]
+    assert all("doesn't like to" in c.content for c in cands), [c.content for c in cands]
+
+
+def test_an_infinitive_someone_lets_the_speaker_do_is_not_a_statement_of_its_own():
+    cands = extract(("user", True, "The residency allowed me to finish my libretto."))
+    assert not [c for c in cands if c.content.split()[1:2] == ["to"]], [c.content for c in cands]
+
+
 def test_a_comment_after_so_or_but_is_not_part_of_the_memory():
     cand = only(extract(("user", True, "I'm allergic to sesame, so no tahini at all, not even a drizzle.")))
     assert cand.content == "Odile is allergic to sesame."

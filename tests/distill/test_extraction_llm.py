@@ -157,10 +157,14 @@ def test_a_greeting_question_is_dropped_by_the_claim_screen_whatever_the_models_
 
 
 def test_the_models_confidence_alone_never_accepts(server, user):
-    server.chat_handler = lambda m: json.dumps({"candidates": [item(confidence=1.0)]})
-    cand = extract_day(long_day(2, owner_key=str(user.pk))).candidates[0]
+    # a passing moment the gate model does not take for a durable fact, however sure the LLM says it is
+    day = long_day(2, owner_key=str(user.pk))
+    day.conversations[0].utterances[0].text = "I grabbed a coffee on the dock this morning."
+    claim = item(content="Lena grabbed a coffee on the dock this morning.", kind="other", confidence=1.0)
+    server.chat_handler = lambda m: json.dumps({"candidates": [claim]})
+    cand = extract_day(day).candidates[0]
     assert cand.ceiling == "" and cand.features["llm_confidence"] == 1.0
-    assert cand.features["tense"] == "present"  # the parse of the quoted turn: the gate model reads it
+    assert cand.features["tense"] == "past"  # the parse of the quoted turn: the gate model reads it
     alone = trust.decide(trust.score(cand, source_trust=0.8), trust.Policy())
     assert alone.decision != trust.ACCEPTED
     judged = trust.score(cand, source_trust=0.8, judge_verdict="accept")
