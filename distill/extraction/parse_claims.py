@@ -179,6 +179,9 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.update(t.i for t in c.subtree)
         elif c.dep_ == "npadvmod" and c.ent_type_ == "PERSON" and c.i in (head.sent.start, head.sent.end - 1):
             cut.update(t.i for t in c.subtree)
+        elif _vocative_before_subject(head, c):
+            cut.update(t.i for t in c.subtree)  # "Tomas, I finished the quilt": said to Tomas, not about him
+            cut.add(c.right_edge.i + 1)
         elif c.dep_ == "cc" and c.i < head.i and head.dep_ != "ROOT":
             cut.add(c.i)
         elif c.dep_ == "cc" and any(o.i > c.i and head.is_ancestor(o) for o in heads if o != head):
@@ -189,6 +192,15 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.update(x.i for x in t.subtree)
             cut.add(start - 1)
     return cut
+
+
+def _vocative_before_subject(head, c) -> bool:
+    """A name set off by a comma before the clause's own subject ("Okay Marta, I work nights")."""
+    subject = _subject(head)
+    if subject is None or c.dep_ not in ("npadvmod", "intj") or c.pos_ != "PROPN" or c.i > subject.i:
+        return False
+    after = c.right_edge.i + 1
+    return after < subject.i and c.doc[after].text == "," and _name_like(c)
 
 
 def _span_text(doc, idxs: list[int]) -> str:

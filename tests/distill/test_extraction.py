@@ -104,6 +104,14 @@ def test_an_infinitive_someone_lets_the_speaker_do_is_not_a_statement_of_its_own
     assert not [c for c in cands if c.content.split()[1:2] == ["to"]], [c.content for c in cands]
 
 
+def test_a_name_said_to_the_listener_before_the_subject_is_not_part_of_the_memory():
+    cands = extract(("user", True, "Okay Marta, I work nights at the depot."), ("Marta", False, "Since when?"))
+    assert about(cands, "depot").content == "Odile works nights at the depot."
+    assert only(extract(("user", True, "Tomas, I finally finished the quilt."))).content == (
+        "Odile finally finished the quilt."
+    )
+
+
 def test_a_comment_after_so_or_but_is_not_part_of_the_memory():
     cand = only(extract(("user", True, "I'm allergic to sesame, so no tahini at all, not even a drizzle.")))
     assert cand.content == "Odile is allergic to sesame."
