@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from accounts.fields import EncryptedJSONField
 from accounts.owned import OwnedModel, OwnedQuerySet
 from ledger.choices import Status
 
@@ -210,7 +211,7 @@ class StoredExtraction(OwnedModel):
     input_hash = models.CharField(max_length=64, help_text="sha256 of the pass input and the extractor version")
     extractor = models.CharField(max_length=64)
     extractor_version = models.CharField(max_length=32)
-    candidates = models.JSONField(default=list)
+    candidates = EncryptedJSONField(default=list)  # the talk's words: encrypted at rest when a key is set
     warnings = models.JSONField(default=list)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -133,6 +133,21 @@ def test_a_forgotten_person_leaves_no_kept_candidate(user):
     assert not any("Anselm" in str(r.candidates) for r in StoredExtraction.objects.all())
 
 
+def test_with_a_key_kept_candidates_hold_no_plaintext_and_still_re_score(user, settings, parses):
+    from cryptography.fernet import Fernet
+    from django.db import connection
+
+    settings.ALMANAC_ENCRYPTION_KEY = [Fernet.generate_key().decode()]
+    _lines(user)
+    transcript = build_day(user, "limitless", TALK)
+    services.run_memory_pass(transcript=transcript)
+    with connection.cursor() as cur:
+        cur.execute("SELECT candidates::text FROM distill_storedextraction")
+        [(raw,)] = cur.fetchall()
+    assert "glassblowing" not in raw and "Anselm" not in raw
+    assert services.run_memory_pass(transcript=transcript).reused_extraction and len(parses) == 1
+
+
 def test_kept_extractions_are_listed_read_only_in_admin(client, user):
     from tests.factories import UserFactory
 
