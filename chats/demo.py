@@ -12,6 +12,7 @@ from chats.services import sleep
 from chats.services.distilling import distill_session
 from chats.services.store import store_session
 from chats.text import SessionIn, TurnIn
+from distill import services as distill_services
 
 PROJECT = "/home/dana/src/seedbank"
 
@@ -61,6 +62,27 @@ def _sessions() -> list[tuple[int, str, str, str, list]]:
     ]  # fmt: skip
 
 
+# What the coding agent asked to remember over MCP (``remember``) in those sessions, with the user's words it rests
+# on. An agent's proposal is never accepted on its own: these wait on the Review page.
+AGENT_PROPOSALS = [
+    ("agent:claude-code", "Dana's seedbank project uses Python's csv and reportlab modules, never npm packages.",
+     "Don't use npm packages in this Django project, the csv and reportlab modules are enough."),
+    ("agent:claude-code", "Dana's CI runs the tests in UTC while Dana's laptop is on Mountain time.",
+     "Turns out CI runs the tests in UTC while my laptop is on Mountain time."),
+    ("agent:codex", "Staging still has the legacy prices table.",
+     "Surprisingly staging still has the legacy prices table; I thought we dropped it in spring."),
+]  # fmt: skip
+
+
+def propose_from_agents(user) -> int:
+    """The agents' ``remember`` calls, as the MCP tool makes them (a proposal already made is a duplicate)."""
+    made = 0
+    for source, text, quote in AGENT_PROPOSALS:
+        result = distill_services.remember(owner=user, text=text, source_key=source, quote=quote)
+        made += result.outcome not in ("duplicate", "dropped", "off")
+    return made
+
+
 def seed(user, now: datetime | None = None) -> int:
     now = now or timezone.now()
     written = 0
@@ -83,6 +105,7 @@ def seed(user, now: datetime | None = None) -> int:
 
 def start(user, first_run: bool, stdout) -> list:
     seed(user)
+    propose_from_agents(user)
     lessons = Lesson.objects.owned_by(user).active().exclude(fact_public_id__isnull=True).count()
     stdout.write(f"Chats: demo sessions ready, {lessons} lesson(s); page at /chats/")
     return []

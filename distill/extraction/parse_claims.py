@@ -19,6 +19,8 @@ from functools import lru_cache
 
 from lemminflect import getInflection, getLemma
 
+from distill.extraction.coordination import agrees, governing_verb, object_variants
+from distill.extraction.coordination import aux_of as _aux_of
 from distill.extraction.lexicon import (
     COMMENT_CONJUNCTIONS,
     CONDITION_MARKS,
@@ -83,10 +85,6 @@ def _verb_lemma(word: str, fallback: str) -> str:
     return lemmas[0].lower() if lemmas else fallback
 
 
-def _aux_of(head) -> list:
-    return [c for c in head.children if c.dep_ in ("aux", "auxpass", "neg")]
-
-
 def _subject(head):
     for c in head.children:
         if c.dep_ in SUBJECT_DEPS:
@@ -111,21 +109,6 @@ def _inherited_subject(head):
         if h.dep_ not in ("conj", "xcomp", "dep", "dobj", "pobj", "prep", "attr"):
             return None
     return None
-
-
-def governing_verb(head):
-    """(verb, first conjunct) when ``head`` is coordinated inside another verb's to-complement ("I like to watch
-    films, eat out and sail": "eat" and "sail" are governed by "like", like "watch"); (None, None) otherwise."""
-    first = head
-    for _ in range(8):
-        if first.dep_ != "conj" or first.head == first:
-            break
-        first = first.head
-    if first is head or first.dep_ != "xcomp" or first.head.pos_ not in ("VERB", "AUX"):
-        return None, None
-    if not any(a.tag_ == "TO" for a in _aux_of(first)) or _aux_of(head):
-        return None, None
-    return first.head, first
 
 
 def _is_predicate(tok) -> bool:
@@ -628,7 +611,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     base, obj = _predicate_features(sent, head, real, aux, heads, idxs, modality, control)
     base.update(subject_kind=subj.kind, implicit_subject=subj.implicit, inherited_subject=subj.inherited)
     base["is_question"] = _is_question(sent, head, subj.token, heads)
-    variants = _object_variants(doc, obj, idxs)
+    variants = object_variants(doc, obj, idxs)
     out = []
     for obj_tok, var_idxs in variants:
         f = _variant_features(doc, real, obj_tok, var_idxs, dict(base))
@@ -658,6 +641,8 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
     if subject is None:
         subject = _inherited_subject(head)
         inherited = subject is not None
+    if inherited and not agrees(subject, head):
+        return None  # "I'm working on the studio and things are looking up": "are" has a subject of its own
     kind, name, possessor = _subject_kind(subject, head)
     implicit = False
     if subject is None and head.dep_ == "ROOT":
@@ -787,47 +772,6 @@ def _moment_features(toks: list, real, f: dict) -> dict:
         "figurative_cues": int(figurative),
         "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS,
     }
-
-
-def _object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]:
-    """Conjoined objects ("goats and geese", "tea, coffee and mate") → one token list per conjunct."""
-    if obj is None or obj.pos_ in ("VERB", "AUX"):
-        return [(obj, idxs)]  # coordinated verbs are predicates of their own (``predicate_heads``)
-    conjuncts = [obj]
-    for t in obj.subtree:  # in order: a conjunct of the object or of an earlier conjunct
-        if t.dep_ == "conj" and t.head in conjuncts:
-            conjuncts.append(t)
-    conjuncts = [c for c in conjuncts if c.pos_ in ("NOUN", "PROPN", "ADJ", "NUM") or c == obj]
-    if len(conjuncts) < 2 or any(c.pos_ in ("VERB", "AUX") for c in conjuncts[1:]):
-        return [(obj, idxs)]
-    keep = set(idxs)
-    out = []
-    for c in conjuncts:
-        drop: set[int] = set()
-        for other in conjuncts:
-            if other == c:
-                continue
-            if other == obj:
-                # the first conjunct: its own tokens only (its subtree holds the others)
-                own = {t.i for t in obj.subtree} - {t.i for o in conjuncts[1:] for t in o.subtree}
-                own -= {t.i for t in obj.lefts}  # determiners and modifiers stay for the shared head
-                drop |= {obj.i} | {t.i for t in obj.rights if t.i in own}
-            else:
-                drop |= {t.i for t in other.subtree}
-        cc_punct = {t.i for t in doc[obj.i : obj.right_edge.i + 1] if t.dep_ in ("cc", "punct") and t.head in conjuncts}
-        var = [i for i in idxs if i in keep and i not in drop and i not in cc_punct]
-        if c != obj:
-            # put the conjunct where the first object stood
-            others = {t.i for o in conjuncts if o != c and o != obj for t in o.subtree if c.is_ancestor(o)}
-            own = [t.i for t in c.subtree if t.i in keep and t.i not in others and t.i not in cc_punct]
-            rest = [i for i in var if i not in own]
-            pos = next((n for n, i in enumerate(rest) if i > obj.i), len(rest))
-            left = {t.i for t in obj.lefts}
-            rest_wo = [i for i in rest if i not in left or doc[i].dep_ in ("det", "poss")]
-            pos = next((n for n, i in enumerate(rest_wo) if i > obj.i), len(rest_wo))
-            var = rest_wo[:pos] + own + rest_wo[pos:]
-        out.append((c, var))
-    return out
 
 
 def date_fragment(sent) -> bool:

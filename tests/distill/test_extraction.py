@@ -112,6 +112,17 @@ def test_a_name_said_to_the_listener_before_the_subject_is_not_part_of_the_memor
     )
 
 
+def test_a_clause_the_parser_hangs_on_the_object_is_neither_an_object_nor_the_speakers():
+    # the small model reads "… the sailboat and prices are going up" as one more object and a verb with "I"
+    for turn, kept in (
+        ("I am still saving for the sailboat and prices are going up.", "Odile is still saving for the sailboat."),
+        ("I'm still learning the cello and things are going well.", "Odile is still learning the cello."),
+        ("Hi! Lately I am still restoring the chapel organ and things are looking up!", "Lately Odile is still "
+         "restoring the chapel organ."),
+    ):  # fmt: skip
+        assert only(extract(("user", True, turn))).content == kept
+
+
 def test_a_comment_after_so_or_but_is_not_part_of_the_memory():
     cand = only(extract(("user", True, "I'm allergic to sesame, so no tahini at all, not even a drizzle.")))
     assert cand.content == "Odile is allergic to sesame."
