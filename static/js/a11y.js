@@ -81,6 +81,9 @@
     announce(root, root === (event.detail && event.detail.target));
     var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
     var opened = trigger && trigger.tagName === "A" && trigger.isConnected && !root.contains(trigger);
+    // Content that refreshes on its own (``data-no-focus``: the Review badge, every minute) never takes focus:
+    // landing while another swap had just removed the focused button, it took the focus meant for that form.
+    if (root.closest("[data-no-focus]")) return;
     if (lostFocus() || (opened && document.activeElement === trigger)) focusOn(root);
   });
 

@@ -329,6 +329,23 @@ def test_an_empty_upload_marks_the_file_field_and_says_why(browser, demo_site):
         context.close()
 
 
+def test_the_review_badge_refreshing_on_its_own_never_takes_the_focus(browser, demo_site):
+    # It refreshes every minute and whenever the queue changes; landing just after another swap had removed the
+    # focused button, it used to take the focus meant for that swap's form (a flaky upload test showed it).
+    context = browser.new_context(base_url=demo_site.url, viewport=DESKTOP, storage_state=demo_site.storage_state)
+    try:
+        pg = context.new_page()
+        pg.goto("/chats/")
+        pg.wait_for_load_state("networkidle")
+        pg.evaluate("document.activeElement && document.activeElement.blur()")
+        with pg.expect_response(lambda r: "/review/badge" in r.url):
+            pg.evaluate("document.body.dispatchEvent(new Event('reviewQueueChanged'))")
+        pg.wait_for_timeout(200)  # htmx settles 20 ms after the swap
+        assert not _focused(pg, "el.id === 'nav-review-badge'")
+    finally:
+        context.close()
+
+
 def test_a_failed_login_marks_both_fields_with_the_reason(browser, demo_site):
     context = browser.new_context(base_url=demo_site.url, viewport=PHONE)
     try:
