@@ -106,8 +106,8 @@ def decidable(v: dict) -> bool:
 
     The model is fitted on these candidates only: the others never reach its accept line, so fitting on them
     (questions, conditionals, quotes, another device's disagreement) spends its weights on cases already decided
-    and ranks the ones it does decide worse (accepted recall on the folds 0.05 / 0.05 / 0.20 → 0.13 / 0.09 / 0.33
-    for days / LoCoMo / persona, at the same precision line)."""
+    and ranks the ones it does decide worse (cross-validated accepted recall in ``bench/extraction.py`` 0.04 / 0.05
+    / 0.20 → 0.09 / 0.09 / 0.33 for days / LoCoMo / persona, extractor 2.11, at the same precision line)."""
     from distill.trust import LOW_CAPTURE
 
     return not v["ceiling"] and v["capture_confidence"] >= LOW_CAPTURE and gate_model.attribution_ok(v)[0]
