@@ -130,7 +130,9 @@ def page(browser, live_server):
     pg.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status} {r.url}"))
     pg.problems = problems
     yield pg
+    pg.goto("about:blank")  # stops the page's timers (HTMX polling) before the context goes
     context.close()
+    _wait_for_live_requests_to_finish()
     assert not problems, "browser problems: " + "; ".join(problems)
 
 
@@ -209,6 +211,29 @@ def demo_site(django_db_setup, django_db_blocker, browser):
                 handle.stop()
             _wait_for_other_sessions_to_close()
             call_command("flush", interactive=False, verbosity=0)
+
+
+def _wait_for_live_requests_to_finish(seconds: float = 5.0) -> None:
+    """A request the browser sent just before its page closed is still being answered in a live-server thread;
+    its open transaction would deadlock with the flush that ends a transactional test (CI, stop 29). Wait until
+    no request thread is alive and no other database session is inside a statement or transaction (bounded)."""
+    import threading
+    import time
+
+    from django.db import connection
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        answering = any(t.name.endswith("(process_request_thread)") for t in threading.enumerate())
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state <> 'idle'"
+            )
+            busy_sessions = cursor.fetchone()[0]
+        if not answering and not busy_sessions:
+            return
+        time.sleep(0.05)
 
 
 def _wait_for_other_sessions_to_close(seconds: float = 5.0) -> None:

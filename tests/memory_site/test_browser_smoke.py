@@ -34,3 +34,33 @@ def test_settings_page_creates_a_token_without_reload(logged_in_page):
     token = page.locator("#new-token")
     token.wait_for()
     assert token.inner_text().startswith("alm_")
+
+
+def test_a_request_still_being_answered_when_a_page_closes_ends_before_the_test_database_is_flushed(user):
+    """A live-server thread still inside a transaction when a browser test ends deadlocked with the flush that
+    ends the test (CI, stop 29). The page fixture's teardown waits for such a thread; here one holds a row lock."""
+    import threading
+    import time
+
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+
+    from tests.conftest import _wait_for_live_requests_to_finish
+
+    started = threading.Event()
+
+    def answer_slowly():
+        try:
+            with transaction.atomic():
+                get_user_model().objects.select_for_update().get(pk=user.pk)
+                started.set()
+                time.sleep(0.6)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=answer_slowly, name="Thread-99 (process_request_thread)")
+    thread.start()
+    started.wait(5)
+    _wait_for_live_requests_to_finish()
+    assert not thread.is_alive()
+    thread.join()
