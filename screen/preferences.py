@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getLemma
 
 from accounts.exceptions import DomainError
 from screen.text import words
@@ -39,20 +42,13 @@ class Preference:
         return {"action": self.action, "subject": self.subject, "text": self.text}
 
 
+@lru_cache(maxsize=4096)
 def _stem(word: str) -> str:
-    """Plural to singular, enough to match "matches" with "match" and "orders" with "order".
-
-    Not the Snowball stemmer of ``ledger.lexicon``, on purpose: the subject words are stored on the source and
-    returned by the API (``["ranked", "match"]``), so they must stay readable words and keep matching the
-    events they were made for. On the words the screen tests pass through here, Snowball differs on 32 of 86
-    (``ranked`` -> ``rank``, ``purchase`` -> ``purchas``, ``shopping`` -> ``shop``, ``tokenizers`` -> ``token``),
-    which would re-key every stored preference and the namespace names below.
-    """
-    if word.endswith("es") and word[:-2].endswith(("ch", "sh", "x", "ss")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
+    """A word's singular ("matches" -> "match", "stories" -> "story", "news" and "analysis" stay), from
+    lemminflect's English lexicon; it keeps readable words, which the API returns as the subject
+    (``["ranked", "match"]``), where a Snowball stem would not (``purchase`` -> ``purchas``)."""
+    lemmas = getLemma(word, upos="NOUN")
+    return lemmas[0] if lemmas else word
 
 
 def parse(text: str) -> Preference:

@@ -95,6 +95,9 @@ def test_frame_ids_going_backwards_is_a_restart():
         ("Do not retain shopping research", "exclude", ["shopping"]),
         ("don't keep my banking", "exclude", ["banking"]),
         ("Always remember chess games", "track", ["chess", "game"]),
+        # irregular and -ies plurals, and words that only look plural (the hand-written rule gave "storie", "new")
+        ("never keep stories about the news", "exclude", ["story", "news"]),
+        ("track tax analyses and their statuses", "track", ["tax", "analysis", "their", "status"]),
     ],
 )
 def test_preferences_parse(text, action, subject):
@@ -114,6 +117,12 @@ class _E:
         self.attributes, self.user_actions = attributes or {}, []
 
 
+def test_a_plural_preference_matches_an_event_that_names_the_thing_once():
+    prefs = [preferences.parse("do not retain diary entries").as_dict()]
+    assert preferences.matching(prefs, _E("notes.page_opened", "Diary entry, 3 May")).action == "exclude"
+    assert preferences.matching(prefs, _E("notes.page_opened", "Shopping list")) is None
+
+
 def test_preferences_match_events_by_their_words():
     prefs = [
         preferences.parse("track all ranked matches").as_dict(),
@@ -122,3 +131,24 @@ def test_preferences_match_events_by_their_words():
     assert preferences.matching(prefs, _E("game.match_completed", "Riftfall", {"mode": "ranked"})).action == "track"
     assert preferences.matching(prefs, _E("game.match_completed", "Riftfall", {"mode": "casual"})) is None
     assert preferences.matching(prefs, _E("purchase.action_confirmed", "Order placed")).action == "exclude"
+
+
+@pytest.mark.django_db
+def test_stored_preferences_are_re_read_with_the_lexicons_singulars(user):
+    """Migration 0004: a subject the old rule stored ("storie") is re-read from its phrase, so it matches again."""
+    import importlib
+
+    from django.apps import apps
+
+    from screen import services
+
+    source = services.get_source(user)
+    source.preferences = [
+        {"action": "exclude", "subject": ["storie"], "text": "never keep stories"},
+        {"action": "exclude", "subject": ["story"], "text": "never keep story"},
+    ]
+    source.save()
+    importlib.import_module("screen.migrations.0004_preference_subjects_as_lemmas").reparse(apps, None)
+    source.refresh_from_db()
+    assert source.preferences == [{"action": "exclude", "subject": ["story"], "text": "never keep stories"}]
+    assert preferences.matching(source.preferences, _E("notes.page_opened", "A story")).action == "exclude"
