@@ -108,7 +108,7 @@ def run_digests(owner, sessions) -> None:
 
 def run_namer(owner, sessions) -> None:
     from screen.events import llm as namer
-    from screen.events.store import EventDraft
+    from screen.services.store import EventDraft
 
     start = datetime(2026, 12, 1, 9, tzinfo=UTC)
     for n, session in enumerate(sessions):

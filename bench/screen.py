@@ -60,12 +60,13 @@ def main() -> None:
     from django.contrib.auth import get_user_model
 
     from accounts.services import update_settings
-    from screen import curation, services
+    from screen import services
     from screen.collector.client import ScreenPipeClient
-    from screen.collector.collect import collect
     from screen.imitation import ScreenPipeImitation
     from screen.imitation.scripts import eight_hour_day
     from screen.models import EvidenceRequest, ScreenEvent, ScreenFrame, Signal
+    from screen.services import curate
+    from screen.services.collect import collect
 
     start_at = datetime(2026, 6, 15, 9, 0, tzinfo=UTC)
     session = eight_hour_day(start_at, every=args.every)
@@ -100,7 +101,7 @@ def main() -> None:
             tracemalloc.reset_peak()
     collect_seconds = time.perf_counter() - t0
     t1 = time.perf_counter()
-    curated = curation.curate_pending(owner=user)
+    curated = curate.curate_pending(owner=user)
     curate_seconds = time.perf_counter() - t1
     if args.tracemalloc:
         tracemalloc.stop()

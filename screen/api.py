@@ -9,7 +9,7 @@ from ninja import Router
 
 from accounts.owned import get_owned_or_404
 from accounts.schemas import ErrorOut
-from screen import curation, queries, services
+from screen import queries, services
 from screen.collector.client import ScreenPipeError
 from screen.models import ScreenEvent, ScreenSource
 from screen.schemas import (
@@ -21,6 +21,7 @@ from screen.schemas import (
     ScreenSourceOut,
     SignalStatsOut,
 )
+from screen.services import curate
 
 router = Router(tags=["screen"])
 
@@ -153,7 +154,7 @@ def collect(request):
     run = services.run_collect(owner=request.auth, trigger="api")
     if run.status == run.Status.FAILED:
         raise ScreenPipeError(run.error or "collect failed")
-    curated = [r for r in curation.curate_pending(owner=request.auth) if r.outcome == "curated"]
+    curated = [r for r in curate.curate_pending(owner=request.auth) if r.outcome == "curated"]
     return {
         "status": run.status,
         "items": run.items,

@@ -8,8 +8,8 @@ class ScreenConfig(AppConfig):
         # Screen events become searchable by recall (the "events" scope); ledger never imports screen.
         from ledger.forget.hooks import register_forget_hook
         from ledger.recall.providers import register_provider
-        from screen.curation import forget_memories
         from screen.recall_provider import EventProvider
+        from screen.services.curate import forget_memories
 
         register_provider("events", EventProvider())
         register_forget_hook(forget_memories)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from django.utils import timezone
 
 from accounts.services import user_timezone
-from screen import curation, services
+from screen import services
 from screen.imitation import ScreenPipeImitation
 from screen.imitation.scripts import demo_session
+from screen.services import curate
 
 DEMO_PREFERENCES = ["track all ranked matches", "do not retain shopping research"]
 
@@ -27,6 +28,6 @@ def start(user, first_run: bool, stdout) -> list:
         for phrase in DEMO_PREFERENCES:
             services.add_preference(owner=user, text=phrase)
         run = services.run_collect(owner=user, trigger="demo")
-        curated = sum(1 for r in curation.curate_pending(owner=user) if r.outcome == "curated")
+        curated = sum(1 for r in curate.curate_pending(owner=user) if r.outcome == "curated")
         stdout.write(f"  screen: {run.status}, {run.signals} signals, {run.events_created} events, {curated} curated")
     return [server]

@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.exceptions import DomainError
 from accounts.services import user_timezone
 from screen.models import CollectRun, EventEvidence, EventRevision, ScreenEvent, ScreenSource, Signal
-from screen.rollup import day_rollup, rollup_lines
+from screen.services.rollup import day_rollup, rollup_lines
 
 
 class QueryError(DomainError):

@@ -6,8 +6,9 @@ import logging
 
 from django_q.tasks import async_task
 
-from screen import curation, services
+from screen import services
 from screen.models import ScreenSource
+from screen.services import curate
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +19,7 @@ def collect_source(source_id: int) -> str:
     if source is None:
         return "skipped"
     run = services.run_collect(owner=source.owner, trigger="schedule")
-    curation.curate_pending(owner=source.owner)
+    curate.curate_pending(owner=source.owner)
     return run.status
 
 

@@ -12,10 +12,11 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.exceptions import DomainError
 from accounts.http import HtmxHttpRequest
 from accounts.owned import get_owned_or_404
-from screen import curation, queries, services
+from screen import queries, services
 from screen.forms import CorrectForm, FilterForm, PreferenceForm, SourceForm
 from screen.models import DayNote, ScreenEvent, ScreenFrame
-from screen.rollup import day_rollup, rollup_lines
+from screen.services import curate
+from screen.services.rollup import day_rollup, rollup_lines
 
 
 def _timeline_context(request, form: FilterForm) -> dict:
@@ -110,7 +111,7 @@ def collect_now(request: HtmxHttpRequest):
     run = services.run_collect(owner=request.user, trigger="page")
     if run.status == run.Status.FAILED:
         return _panel(request, error=run.error)
-    curated = sum(1 for r in curation.curate_pending(owner=request.user) if r.outcome == "curated")
+    curated = sum(1 for r in curate.curate_pending(owner=request.user) if r.outcome == "curated")
     return _panel(
         request,
         notice=f"Collected {run.items} items: {run.signals} signals, {run.events_created} new "

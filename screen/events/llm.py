@@ -13,8 +13,8 @@ from dataclasses import replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger import llm
-from screen.events.store import EventDraft
 from screen.models import EVENT_TYPE_RE
+from screen.services.store import EventDraft
 
 CALL = llm.CallType.SCREEN_NAMER
 PROMPT_VERSION = "screen-namer-2"

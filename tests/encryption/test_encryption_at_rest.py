@@ -23,8 +23,8 @@ from chats.models import ChatTurn
 from chats.services.ingest import ingest
 from ledger import chain
 from ledger.models import Commit, Evidence
-from screen.events.store import AssertionDraft, EventDraft, attach_evidence, create_event
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
+from screen.services.store import AssertionDraft, EventDraft, attach_evidence, create_event
 from tests.factories import EvidenceInFactory, FactFactory, UtteranceFactory
 from wearables.models import Utterance
 from wearables.queries import search_utterances

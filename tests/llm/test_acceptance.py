@@ -24,7 +24,7 @@ from ledger.llm.fencing import find_payload
 from ledger.recall.gate import heuristic_gate
 from ledger.recall.services import decide
 from screen.events import llm as namer
-from screen.events.store import EventDraft
+from screen.services.store import EventDraft
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -14,7 +14,7 @@ from ledger import llm
 from ledger.llm.fencing import find_payload
 from ledger.recall.services import decide
 from screen.events import llm as namer
-from screen.events.store import EventDraft
+from screen.services.store import EventDraft
 
 pytestmark = pytest.mark.django_db
 DRAFT = EventDraft(key="k", event_type="kilnlink.task_completed", started_at=datetime(2026, 6, 8, tzinfo=UTC),

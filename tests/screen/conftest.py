@@ -45,6 +45,6 @@ def run_collect(user, server, client, now=None, **kw):
 
     services.update_source(owner=user, base_url=server.base_url, backfill_days=kw.pop("backfill_days", 2))
     source = services.get_source(user)
-    from screen.collector.collect import collect
+    from screen.services.collect import collect
 
     return collect(source=source, client=client, now=now or server.now, **kw)

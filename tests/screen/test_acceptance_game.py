@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from screen.models import EventEvidence, EvidenceRequest, ScreenEvent, Signal
-from screen.rollup import day_rollup, rollup_lines
+from screen.services.rollup import day_rollup, rollup_lines
 from tests.screen.conftest import run_collect
 
 pytestmark = pytest.mark.django_db

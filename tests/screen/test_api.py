@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from accounts import services as account_services
-from screen.events.store import AssertionDraft, EventDraft, attach_evidence, create_event
 from screen.models import Assertion, ScreenEvent
+from screen.services.store import AssertionDraft, EventDraft, attach_evidence, create_event
 from tests.screen.conftest import serve
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from playwright.sync_api import expect
 
-from screen.events.store import EventDraft, attach_evidence, create_event
 from screen.imitation.server import png
 from screen.models import ScreenEvent, ScreenFrame
+from screen.services.store import EventDraft, attach_evidence, create_event
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 AT = datetime(2026, 6, 8, 18, 40, tzinfo=UTC)

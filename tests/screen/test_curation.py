@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection
 
-from screen import curation, services
-from screen.events.store import AssertionDraft, EventDraft, create_event, revise
+from screen import services
 from screen.models import Assertion, Curation, DayNote, EntityNote, ScreenEvent
+from screen.services import curate
+from screen.services.store import AssertionDraft, EventDraft, create_event, revise
 
 AT = datetime(2026, 6, 8, 18, 30, tzinfo=UTC)
 
@@ -41,7 +42,7 @@ def test_two_concurrent_curation_runs_give_one_winner_and_a_retried_loser(user):
     event = _event(user)
     barrier = threading.Barrier(2)
     results = []
-    real_claimed = curation._curate_claimed
+    real_claimed = curate._curate_claimed
 
     def slow_claimed(*args, **kwargs):
         barrier.wait(timeout=5)  # the loser tries to claim while the winner holds the claim
@@ -54,11 +55,11 @@ def test_two_concurrent_curation_runs_give_one_winner_and_a_retried_loser(user):
         try:
             if not first:
                 barrier.wait(timeout=5)
-            results.append(curation.curate_event(event_id=event.pk))
+            results.append(curate.curate_event(event_id=event.pk))
         finally:
             connection.close()
 
-    curation._curate_claimed = slow_claimed
+    curate._curate_claimed = slow_claimed
     try:
         threads = [threading.Thread(target=run, args=(i == 0,)) for i in range(2)]
         for t in threads:
@@ -66,7 +67,7 @@ def test_two_concurrent_curation_runs_give_one_winner_and_a_retried_loser(user):
         for t in threads:
             t.join(timeout=20)
     finally:
-        curation._curate_claimed = real_claimed
+        curate._curate_claimed = real_claimed
     outcomes = sorted((r.outcome, r.retried) for r in results)
     assert outcomes == [("already_curated", True), ("curated", False)]
     assert Curation.objects.filter(event=event).count() == 1
@@ -77,10 +78,10 @@ def test_two_concurrent_curation_runs_give_one_winner_and_a_retried_loser(user):
 @pytest.mark.django_db
 def test_curation_works_on_a_stable_revision_and_a_new_revision_is_curated_again(user):
     event = _event(user)
-    assert curation.curate_event(event_id=event.pk).decision == Curation.Decision.DAY_NOTE
-    assert curation.curate_event(event_id=event.pk).outcome == "already_curated"
+    assert curate.curate_event(event_id=event.pk).decision == Curation.Decision.DAY_NOTE
+    assert curate.curate_event(event_id=event.pk).outcome == "already_curated"
     revise(event=event, changes={"title": "Ranked match won 13-7"}, reason="user: rename", author="user")
-    assert curation.curate_event(event_id=event.pk).outcome == "curated"
+    assert curate.curate_event(event_id=event.pk).outcome == "curated"
     assert list(Curation.objects.filter(event=event).order_by("revision").values_list("revision", flat=True)) == [1, 2]
     note = DayNote.objects.get(owner=user)
     assert len(note.lines) == 1 and "Ranked match won 13-7" in note.lines[0]["text"]
@@ -89,7 +90,7 @@ def test_curation_works_on_a_stable_revision_and_a_new_revision_is_curated_again
 @pytest.mark.django_db
 def test_a_provisional_event_is_not_curated_yet(user):
     event = _event(user, status=ScreenEvent.Status.PROVISIONAL, event_type="software.problem")
-    assert curation.curate_event(event_id=event.pk).outcome == "not_ready"
+    assert curate.curate_event(event_id=event.pk).outcome == "not_ready"
     assert not Curation.objects.exists()
 
 
@@ -97,7 +98,7 @@ def test_a_provisional_event_is_not_curated_yet(user):
 def test_declining_a_note_never_deletes_the_event(user):
     event = _event(user)
     services.correct_event(owner=user, event=event, correction=services.Correction("unimportant"))
-    result = curation.curate_event(event_id=event.pk)
+    result = curate.curate_event(event_id=event.pk)
     assert result.decision == Curation.Decision.IGNORE
     assert ScreenEvent.objects.filter(pk=event.pk).exists()
     assert not DayNote.objects.filter(owner=user).exclude(lines=[]).exists()
@@ -113,7 +114,7 @@ def test_a_resolved_problem_updates_the_entity_note(user):
         status=ScreenEvent.Status.REVISED,
         title="Resolved: Fault E-1: thermocouple open",
     )
-    assert curation.curate_event(event_id=event.pk).decision == Curation.Decision.ENTITY_NOTE
+    assert curate.curate_event(event_id=event.pk).decision == Curation.Decision.ENTITY_NOTE
     note = EntityNote.objects.get(owner=user, name="KilnLink")
     assert "thermocouple" in note.lines[0]["text"]
 
@@ -129,10 +130,10 @@ def test_do_not_retain_preference_ignores_the_event_and_drops_its_screen_text(us
         entities=["Safari"],
         attributes={},
     )
-    from screen.events.store import attach_evidence
+    from screen.services.store import attach_evidence
 
     attach_evidence(event=event, role="outcome", at=AT, excerpt="Order total $139.95")
-    result = curation.curate_event(event_id=event.pk)
+    result = curate.curate_event(event_id=event.pk)
     assert result.decision == Curation.Decision.IGNORE and "shopping" in result.curation.reason
     assert event.evidence.get().excerpt == ""
     assert ScreenEvent.objects.filter(pk=event.pk).exists()
@@ -154,7 +155,7 @@ def test_track_preference_makes_a_durable_memory_through_distill_with_the_event_
             ),
         ],
     )
-    result = curation.curate_event(event_id=event.pk)
+    result = curate.curate_event(event_id=event.pk)
     assert result.decision == Curation.Decision.MEMORY
     facts = Fact.objects.filter(owner=user, source_label="screen")
     assert facts.count() >= 1, result.curation.result
@@ -180,7 +181,7 @@ def test_conversation_roles_keep_app_and_assistant_text_from_being_beliefs(user)
             AssertionDraft("Trailer: a hero rises", Assertion.ContentRole.MEDIA, 0.8),
         ],
     )
-    conv = curation.conversation_for(event)
+    conv = curate.conversation_for(event)
     roles = [(t.speaker.role, t.speaker.is_owner) for t in conv.turns]
     assert roles == [
         (Role.PERSON, True),
@@ -201,7 +202,7 @@ def test_forgetting_a_curated_memory_removes_it_from_the_curation_result(user):
     update_policy(owner=user, source_key="screen", mode="review")
     services.add_preference(owner=user, text="track all ranked matches")
     event = _event(user)
-    result = curation.curate_event(event_id=event.pk)
+    result = curate.curate_event(event_id=event.pk)
     facts = list(Fact.objects.filter(owner=user, source_label="screen"))
     assert facts and len(result.curation.result["facts"]) == len(facts)
     forget_services.forget(owner=user, fact=facts[0])

@@ -6,10 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from screen import evidence
 from screen.collector.client import ScreenPipeClient, parse_ts, rfc3339
 from screen.imitation import scripts
 from screen.models import EvidenceRequest, ScreenSource
+from screen.services import evidence
 from tests.screen.conftest import serve
 
 pytestmark = pytest.mark.django_db

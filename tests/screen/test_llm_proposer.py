@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from screen.events import llm
-from screen.events.store import EventDraft
+from screen.services.store import EventDraft
 from tests.support.openai_server import OpenAIImitation
 
 pytestmark = pytest.mark.django_db  # every model call is counted in the database

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from screen.collector import collect as collect_module
 from screen.imitation import build, scripts
 from screen.models import ScreenEvent, ScreenSource, Signal
+from screen.services import collect as collect_module
 from tests.factories import UserFactory
 from tests.screen.conftest import DAY, run_collect, serve
 
@@ -110,7 +110,7 @@ def test_a_second_concurrent_collect_of_the_same_source_steps_aside(user, game_s
     from django.db import connections
 
     from screen import services
-    from screen.collector.collect import LOCK_NAMESPACE, collect
+    from screen.services.collect import LOCK_NAMESPACE, collect
 
     source = services.get_source(user)
     other = connections.create_connection("default")  # another session, like a worker running a collect

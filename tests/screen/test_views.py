@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from django.urls import reverse
 
-from screen.events.store import EventDraft, attach_evidence, create_event
 from screen.models import ScreenEvent, ScreenFrame
 from screen.services import get_source
+from screen.services.store import EventDraft, attach_evidence, create_event
 
 pytestmark = pytest.mark.django_db
 AT = datetime(2026, 6, 8, 18, 40, tzinfo=UTC)
@@ -139,7 +139,7 @@ def test_recall_events_scope_returns_screen_events(api, user):
 
 
 def test_timeline_shows_the_curated_day_note(auth_client, user):
-    from screen.curation import curate_event
+    from screen.services.curate import curate_event
 
     event = _event(user)
     assert curate_event(event_id=event.pk).decision == "day_note"

@@ -6,7 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.commands import resolve_user
 from accounts.exceptions import DomainError
-from screen import curation, queries, services
+from screen import queries, services
+from screen.services import curate
 
 
 class Command(BaseCommand):
@@ -52,7 +53,7 @@ class Command(BaseCommand):
             self.do_curate(owner, opts)
 
     def do_curate(self, owner, opts):
-        results = curation.curate_pending(owner=owner)
+        results = curate.curate_pending(owner=owner)
         done = [r for r in results if r.outcome == "curated"]
         by = {}
         for r in done:

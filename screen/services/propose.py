@@ -27,15 +27,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import get_settings
-from screen import evidence
 from screen.collector.client import parse_ts
 from screen.collector.signals import context_key
 from screen.events import llm
 from screen.events.families import is_notification, is_standalone
 from screen.events.outcomes import CONTEST, FAILURE, NEGATIVE, RESOLVED, UNSETTLED
 from screen.events.reading import SpanReading, read_span, title_for
-from screen.events.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
+from screen.services import evidence
+from screen.services.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
 
 BATCH = 500
 ROUTINE = timedelta(minutes=10)

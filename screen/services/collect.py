@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from screen.collector.client import Item, ScreenPipeClient, ScreenPipeError, parse_ts
 from screen.collector.signals import SignalDeriver, SignalDraft
-from screen.events.proposer import close_stale, propose
 from screen.models import CollectRun, ScreenSource, Signal
-from screen.rollup import refresh_rollups
+from screen.services.propose import close_stale, propose
+from screen.services.rollup import refresh_rollups
 
 log = logging.getLogger(__name__)
 

@@ -1,11 +1,7 @@
-"""Screen services: the source settings and preferences, running a collect, and the user's corrections.
-
-Every entry point (API, pages, ``manage.py screen``, the schedule) calls one of these.
-"""
+"""The owner's screen source: its settings and preferences, and running a collect."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -15,17 +11,11 @@ from django.db import transaction
 from accounts.exceptions import DomainError
 from screen import preferences
 from screen.collector.client import ScreenPipeClient
-from screen.collector.collect import collect
-from screen.events.store import revise
-from screen.models import CollectRun, ScreenEvent, ScreenSource
-from screen.rollup import refresh_rollups
+from screen.models import CollectRun, ScreenSource
+from screen.services.collect import collect
 
 
 class SourceError(DomainError):
-    status_code = 422
-
-
-class CorrectionError(DomainError):
     status_code = 422
 
 
@@ -130,36 +120,3 @@ def collect_enabled(*, now: datetime | None = None) -> list[CollectRun]:
     for source in ScreenSource.objects.filter(enabled=True).select_related("owner"):
         runs.append(run_collect(owner=source.owner, now=now, trigger="schedule"))
     return runs
-
-
-@dataclass(frozen=True)
-class Correction:
-    action: str  # rename | important | unimportant | reject | confirm
-    title: str = ""
-
-
-CORRECTIONS = ("rename", "important", "unimportant", "reject", "confirm")
-
-
-def correct_event(*, owner, event: ScreenEvent, correction: Correction) -> ScreenEvent:
-    """User feedback on an event, recorded as a revision by the user. A rejection hides the event from the
-    timeline, recall and rollups (it is never deleted)."""
-    if event.owner_id != owner.pk:
-        raise CorrectionError("not your event")
-    action = correction.action
-    if action not in CORRECTIONS:
-        raise CorrectionError(f"action must be one of {', '.join(CORRECTIONS)}")
-    if action == "rename":
-        title = (correction.title or "").strip()
-        if not title or len(title) > 200 or not title.isprintable():
-            raise CorrectionError("title must be 1 to 200 printable characters")
-        changes = {"title": title}
-    elif action in ("important", "unimportant"):
-        changes = {"important": action == "important"}
-    elif action == "reject":
-        changes = {"status": ScreenEvent.Status.REJECTED}
-    else:
-        changes = {"status": ScreenEvent.Status.CONFIRMED}
-    updated, _ = revise(event=event, changes=changes, reason=f"user: {action}", author="user")
-    refresh_rollups(owner=owner, dates=[updated.local_date])
-    return updated
