@@ -31,10 +31,9 @@ from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_lik
 from distill.inputs import day_input
 from distill.models import Claim, Mode
 from distill.writing import PassReport
-from ledger import layers
 from ledger.choices import Status
 from ledger.models import Fact
-from ledger.services import EvidenceIn
+from ledger.services import EvidenceIn, layers
 
 log = logging.getLogger(__name__)
 
@@ -453,8 +452,8 @@ def record_episode(*, owner, source_key: str, key: str, summary: str, **fields):
 
 def forget_episodes(*, owner, key_prefix: str) -> int:
     """Remove the episodes whose key starts with ``key_prefix`` (a source re-reading a changed conversation)."""
-    from ledger import layers
     from ledger.models import Episode
+    from ledger.services import layers
 
     rows = list(Episode.objects.owned_by(owner).filter(key__startswith=key_prefix))
     for ep in rows:

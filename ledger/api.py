@@ -11,7 +11,7 @@ from ninja import Query, Router, Status
 
 from accounts.owned import get_owned_or_404
 from accounts.schemas import ErrorOut, Offset, limit_type
-from ledger import chain, layers, permitted_uses, queries, services
+from ledger import chain, permitted_uses, queries, services
 from ledger.exceptions import HeadConflict, InvalidMutation
 from ledger.forget import services as forget_services
 from ledger.models import Entity, Fact, IdentityOverride, Refusal
@@ -34,6 +34,7 @@ from ledger.schemas import (
     RefusalOut,
     VerifyOut,
 )
+from ledger.services import layers
 
 router = Router(tags=["ledger"])
 ERRORS = {400: ErrorOut, 404: ErrorOut, 422: ErrorOut}

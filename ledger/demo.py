@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ledger import chain, layers
+from ledger import chain
 from ledger.models import Fact, IdentityOverride
+from ledger.services import layers
 
 
 def start(user, first_run: bool, stdout) -> list:

@@ -16,10 +16,11 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.exceptions import DomainError
 from accounts.http import HtmxHttpRequest, render_page
 from accounts.owned import get_owned_or_404
-from ledger import layers, permitted_uses, queries, services
+from ledger import permitted_uses, queries, services
 from ledger.forget import services as forget_services
 from ledger.forms import ForgetPersonForm, LiftRefusalForm
 from ledger.models import Entity, Fact, IdentityNarrative, IdentityOverride, Refusal, Status
+from ledger.services import layers
 
 MEMORY_TABS = [
     ("active", "Active", list(permitted_uses.ACTIVE_STATUSES)),
@@ -105,7 +106,12 @@ def _previous_rejection(fact: Fact) -> dict | None:
     for details in fact.evidence.values_list("details", flat=True):
         if isinstance(details, dict) and isinstance(details.get("previous_rejection"), dict):
             return details["previous_rejection"]
-    return {"kind": Refusal.Kind.REJECTED, "decided_at": "", "decision_commit_id": fact.refusal_commit_id, "fact_id": None}
+    return {
+        "kind": Refusal.Kind.REJECTED,
+        "decided_at": "",
+        "decision_commit_id": fact.refusal_commit_id,
+        "fact_id": None,
+    }
 
 
 def _detail_context(request, fact: Fact, **extra) -> dict:

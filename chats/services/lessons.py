@@ -15,10 +15,10 @@ from django.utils import timezone
 from chats.episodes import Moment
 from chats.models import ChatSession, Lesson
 from chats.text import normalise_key
-from ledger import layers
 from ledger import services as ledger_services
 from ledger.choices import Status
 from ledger.models import Fact, PinnedFact
+from ledger.services import layers
 
 logger = logging.getLogger(__name__)
 

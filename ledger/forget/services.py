@@ -16,9 +16,9 @@ from ledger import hashing, queries
 from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
 from ledger.forget import hooks as forgetting
-from ledger.layers import _delete_episodes
 from ledger.models import Entity, Episode, Evidence, Fact, Refusal
-from ledger.services import _serialised, commit
+from ledger.services.commits import commit, serialised
+from ledger.services.layers import _delete_episodes
 from ledger.validation import check_owner
 
 logger = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ def _person_refusals(names: list[str], variants: list[str]) -> list[dict]:
     ]
 
 
-@_serialised
+@serialised
 def forget_entity(*, owner, entity: Entity, author: str = "user") -> ForgetReport:
     """Forget a person everywhere: every fact about or naming them (any source), the entity (and entities
     merged into it), their episodes' mentions, and what sources store about them (registered forget handlers
@@ -231,7 +231,7 @@ def _redacted_copy(ev: Evidence, matcher) -> dict:
     }
 
 
-@_serialised
+@serialised
 def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") -> ForgetReport:
     """``forget_entity`` for names with or without an entity (e.g. a speaker the ledger never had a fact about)."""
     names = sorted({n.strip() for n in names if n and n.strip()})
@@ -296,7 +296,7 @@ def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") ->
     )
 
 
-@_serialised
+@serialised
 def forget_source_label(*, owner, source_label: str, author: str = "user") -> ForgetReport:
     """Forget everything one source (e.g. "wearable:bee", "agent:mcp") contributed: its evidence, facts left
     with no other evidence (each leaving a lasting refusal), its episodes; source handlers drop their copies."""

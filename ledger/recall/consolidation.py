@@ -16,11 +16,11 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ledger import layers
 from ledger.models import Episode, Fact, PinnedFact
 from ledger.recall.lexical import content_terms, jaccard, stem
 from ledger.recall.models import ConsolidationRun, Embedding, Usage
 from ledger.recall.providers import providers_for
+from ledger.services import layers
 
 DECAY_DAYS = 30.0
 MERGE_JACCARD = 0.9
@@ -54,7 +54,7 @@ def _previous_pass(owner) -> datetime | None:
 def decay(*, owner, now: datetime, since: datetime | None) -> int:
     """Decay salience by the time elapsed since the later of the previous pass and the item's last use.
 
-    Bulk-updated here (not row by row through ledger.layers.update_pinned) because a user can hold 100k pins.
+    Bulk-updated here (not row by row through ledger.services.layers.update_pinned) because a user can hold 100k pins.
     """
     usage = dict(
         ((kind, ref), used)

@@ -17,7 +17,6 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from accounts.models import UserSettings
-from ledger import layers
 from ledger.models import Entity, Evidence, IdentityOverride
 from ledger.recall import blockcache
 from ledger.recall.embeddings import Backend, current_backend
@@ -26,6 +25,7 @@ from ledger.recall.models import Anchor, Embedding, Usage
 from ledger.recall.planner import RecallItem, clamp_budget, pack_sections
 from ledger.recall.providers import RecallProvider, provider_for_kind, providers_for
 from ledger.recall.search import search_memory
+from ledger.services import layers
 
 EMBED_BATCH = 256
 CACHE_SECONDS = 10

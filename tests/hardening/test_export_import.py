@@ -64,8 +64,8 @@ def test_export_then_restore_into_an_empty_instance_verifies_and_matches(user, t
 
 
 def test_pinned_facts_come_back_pinned_to_the_restored_facts(user, tmp_path):
-    from ledger import layers
     from ledger.models import PinnedFact
+    from ledger.services import layers
 
     fact = FactFactory(owner=user, content="I keep bees on the allotment")
     layers.pin_fact(owner=user, fact=Fact.objects.get(owner=user, public_id=fact.public_id), salience=0.8)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import layers, services
+from ledger import services
 from ledger.models import Commit, Fact
+from ledger.services import layers
 from tests.factories import EvidenceInFactory, FactFactory
 
 pytestmark = pytest.mark.django_db

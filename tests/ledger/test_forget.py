@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from ledger import chain, layers, services
+from ledger import chain, services
 from ledger.forget import services as forget_services
 from ledger.models import Entity, Episode, Evidence, Fact, FactVersion, PinnedFact
+from ledger.services import layers
 from tests.factories import EvidenceInFactory
 
 pytestmark = pytest.mark.django_db

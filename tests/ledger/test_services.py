@@ -8,10 +8,11 @@ import pytest
 from django.utils import timezone
 
 from accounts.exceptions import DomainError
-from ledger import layers, permitted_uses, queries, services, tasks
+from ledger import permitted_uses, queries, services, tasks
 from ledger.exceptions import InvalidMutation
 from ledger.forget import services as forget_services
 from ledger.models import Entity, Fact, PinnedFact
+from ledger.services import layers
 from tests.factories import EvidenceInFactory, FactFactory
 
 pytestmark = pytest.mark.django_db

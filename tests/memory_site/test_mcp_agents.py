@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 
 from accounts import services
-from ledger import layers
+from ledger.services import layers
 from tests.factories import FactFactory
 from tests.memory_site.test_mcp import _database_url, _run
 

@@ -8,11 +8,11 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from ledger import layers
 from ledger.models import Episode, PinnedFact
 from ledger.recall import consolidation, services, tasks
 from ledger.recall.consolidation import decay_factor
 from ledger.recall.models import ConsolidationRun, Embedding
+from ledger.services import layers
 from memory_site.schedules import SCHEDULES
 from tests.factories import DayTranscriptFactory, EpisodeFactory, FactFactory, UtteranceFactory
 from wearables.models import DayTranscript

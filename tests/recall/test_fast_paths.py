@@ -226,7 +226,7 @@ def test_block_cache_write_is_read_back_overwritten_and_sweeps_expired_rows():
 
 
 def test_a_pin_carries_its_facts_words_through_every_write_path(user, other_user):
-    from ledger.layers import pin_fact
+    from ledger.services.layers import pin_fact
 
     violin, river, other = bulk_facts(user, ["the violin lesson on Tuesday", "a walk by the river", "violin strings"])
     bulk_facts(other_user, ["violin concert"])

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from ledger import layers
 from ledger import services as ledger_services
 from ledger.forget import services as forget_services
 from ledger.recall import services
 from ledger.recall.models import Embedding, Usage
 from ledger.recall.providers import providers_for
+from ledger.services import layers
 from tests.factories import FactFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]

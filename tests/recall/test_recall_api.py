@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import layers
 from ledger import services as ledger_services
 from ledger.forget import services as forget_services
 from ledger.models import PinnedFact
 from ledger.recall import services
 from ledger.recall.lexical import count_tokens
 from ledger.recall.models import Usage
+from ledger.services import layers
 from tests.factories import ConversationFactory, EpisodeFactory, FactFactory, UtteranceFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]

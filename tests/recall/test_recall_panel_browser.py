@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import layers
 from ledger import services as ledger_services
 from ledger.recall import search
+from ledger.services import layers
 from tests.factories import FactFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ledger import layers
 from ledger import services as ledger_services
 from ledger.recall.models import ConsolidationRun
+from ledger.services import layers
 from tests.factories import FactFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_recall")]

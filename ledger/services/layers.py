@@ -1,6 +1,6 @@
 """Memory layers: identity (overrides + derived narrative), pinned facts and episodes.
 
-Plain rows, not commits: they are written here directly. ``ledger.services`` re-exports every function.
+Plain rows, not commits: they are written here directly.
 """
 
 from __future__ import annotations
