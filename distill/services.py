@@ -340,8 +340,18 @@ def remember(
     if looks_like_injection(text) or looks_like_injection(quote):
         log.info("remember from %s dropped: instruction-like text", source_key)
         return RememberResult("dropped", reason="instruction-like text")
+    cand = _agent_candidate(text=text, about=about, importance=importance, source_key=source_key)
+    # An agent asked for this in so many words: the person decides, whatever the model makes of it as talk
+    # (its probability is recorded). Mode off, instruction-like text, the gates and refusals still apply.
+    scored = trust.score(cand, source_trust=policy.source_trust)
+    scored.decision = scored.scored_decision = trust.PENDING
+    scored.reason = "proposed-by-agent"
+    return _write_remembered(owner, scored, policy, source_key=source_key, quote=quote, source_ref=source_ref)
+
+
+def _agent_candidate(*, text: str, about: str, importance: str, source_key: str) -> Candidate:
     person = "" if about in ("", "user") else about.strip()[:200]
-    cand = Candidate(
+    return Candidate(
         subject=f"person:{person}" if person else "user",
         predicate="other:agent",
         args=[],
@@ -355,18 +365,18 @@ def remember(
         extractor=source_key,
         extractor_version="1",
     )
-    # An agent asked for this in so many words: the person decides, whatever the model makes of it as talk
-    # (its probability is recorded). Mode off, instruction-like text, the gates and refusals still apply.
-    scored = trust.score(cand, source_trust=policy.source_trust)
-    scored.decision = scored.scored_decision = trust.PENDING
-    scored.reason = "proposed-by-agent"
+
+
+def _write_remembered(owner, scored, policy, *, source_key: str, quote: str, source_ref) -> RememberResult:
+    """The agent's claim on today's scope: gated, deduplicated against today's, proposed (at best pending)."""
+    cand = scored.candidate
     day_key = _owner_day(owner)
     scope_key = f"{source_key}:{day_key}"
     with transaction.atomic():
         writing.lock_scope(owner, scope_key)
         existing = writing.source_day_facts(owner, source_key, day_key)
         trust.apply_gates([scored], policy, existing_hashes=writing.active_hashes(owner) - set(existing))
-        same = existing.get(content_hash(text))
+        same = existing.get(content_hash(cand.content))
         if same is not None and same.status in writing.ACTIVE:
             return RememberResult("duplicate", fact=same, reason="already proposed today")
         if scored.decision not in (trust.ACCEPTED, trust.PENDING):

@@ -193,6 +193,43 @@ class VerifyReport:
         return f"BROKEN at commit #{self.first_bad_seq} ({self.first_bad_commit_id[:12]}): {self.problem}"
 
 
+def _all_forgotten_ids(owner) -> set[str]:
+    forgotten: set[str] = set()
+    for muts in Commit.objects.filter(owner=owner, mutations__contains=[{"type": M.FORGET}]).values_list(
+        "mutations", flat=True
+    ):
+        forgotten |= _forgotten_ids(muts) if isinstance(muts, list) else set()
+    return forgotten
+
+
+def _link_problem(seq: int, expected_seq: int, parent_id: str, parent: str, cid: str, muts) -> str | None:
+    """What is wrong with one commit's place and hash in the chain (tampering or loss), if anything."""
+    if seq != expected_seq:
+        return f"missing commit #{expected_seq} (next stored is #{seq})"
+    if parent_id != parent:
+        return "parent link does not match the previous commit (missing or reordered commit)"
+    if not isinstance(muts, list) or not all(isinstance(m, dict) for m in muts):
+        return "mutations are not a list of objects (tampered)"
+    try:
+        recomputed = hashing.commit_id(parent_id, muts)
+    except (TypeError, ValueError):
+        recomputed = ""
+    return "content does not match its commit id (tampered)" if recomputed != cid else None
+
+
+def _lost_content(muts: list[dict], forgotten: set[str]) -> str:
+    """A mutation whose content is gone with no forget covering it."""
+    for i, m in enumerate(muts):
+        if m.get("payload") is None and m.get("type") in M.PAYLOADS:
+            try:
+                owners = set(M.payload_owners(m))
+            except KeyError:
+                owners = set()
+            if not (owners & forgotten):
+                return f"mutation {i} lost its content without a forget"
+    return ""
+
+
 def verify(owner) -> VerifyReport:
     """Walk the chain from genesis, recompute every commit id and check links; report the first problem.
 
@@ -200,11 +237,7 @@ def verify(owner) -> VerifyReport:
     reported whose content is missing without a forget covering it.
     """
     chain_head = head(owner)
-    forgotten: set[str] = set()
-    for muts in Commit.objects.filter(owner=owner, mutations__contains=[{"type": M.FORGET}]).values_list(
-        "mutations", flat=True
-    ):
-        forgotten |= _forgotten_ids(muts) if isinstance(muts, list) else set()
+    forgotten = _all_forgotten_ids(owner)
     parent = hashing.GENESIS
     expected_seq = 1
     count = 0
@@ -215,30 +248,10 @@ def verify(owner) -> VerifyReport:
         .values_list("seq", "commit_id", "parent_commit_id", "mutations")
     )
     for seq, cid, parent_id, muts in qs.iterator(chunk_size=2000):
-        bad = None
-        if seq != expected_seq:
-            bad = f"missing commit #{expected_seq} (next stored is #{seq})"
-        elif parent_id != parent:
-            bad = "parent link does not match the previous commit (missing or reordered commit)"
-        elif not isinstance(muts, list) or not all(isinstance(m, dict) for m in muts):
-            bad = "mutations are not a list of objects (tampered)"
-        else:
-            try:
-                recomputed = hashing.commit_id(parent_id, muts)
-            except (TypeError, ValueError):
-                recomputed = ""
-            if recomputed != cid:
-                bad = "content does not match its commit id (tampered)"
-            elif lost is None:
-                for i, m in enumerate(muts):
-                    if m.get("payload") is None and m.get("type") in M.PAYLOADS:
-                        try:
-                            owners = set(M.payload_owners(m))
-                        except KeyError:
-                            owners = set()
-                        if not (owners & forgotten):
-                            lost = (seq, cid, f"mutation {i} lost its content without a forget")
-                            break
+        bad = _link_problem(seq, expected_seq, parent_id, parent, cid, muts)
+        if bad is None and lost is None:
+            problem = _lost_content(muts, forgotten)
+            lost = (seq, cid, problem) if problem else None
         if bad:
             return VerifyReport(False, count, chain_head.head_commit_id, seq, cid, bad)
         parent = cid

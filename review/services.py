@@ -183,19 +183,7 @@ def act(
         elif kind == Action.REJECT:
             fact = _decide(owner, fact, Status.REJECTED, "rejected-by-reviewer")
         elif kind == Action.EDIT:
-            content = (edit or "").strip()
-            if not content:
-                raise InvalidAction("edit needs the corrected wording")
-            if content != fact.content and fact.status_reason != queries.CONFLICT_REASON:
-                # The correction and the acceptance as one commit.
-                fact = ledger_services.refine(
-                    owner=owner, fact=fact, content=content, author=REVIEWER, status=Status.ACCEPTED,
-                    reason="edited-by-reviewer",
-                )  # fmt: skip
-            else:
-                if content != fact.content:
-                    fact = ledger_services.refine(owner=owner, fact=fact, content=content, author=REVIEWER)
-                fact = _accept(owner, fact, detail)
+            fact = _edit(owner, fact, edit, detail)
         elif kind == Action.NOT_ABOUT_ME:
             fact = _not_about_me(owner, fact, subject, detail)
         elif kind == Action.MERGE:
@@ -218,6 +206,21 @@ def act(
                 owner=owner, fact=fact, decision=kind, action_public_id=logged.public_id, before=before
             )
     return Outcome(logged, fact)
+
+
+def _edit(owner, fact: Fact, edit: str | None, detail: dict) -> Fact:
+    """Refine the wording, then accept: one commit, unless the item is a conflict (accepting it decides it)."""
+    content = (edit or "").strip()
+    if not content:
+        raise InvalidAction("edit needs the corrected wording")
+    if content != fact.content and fact.status_reason != queries.CONFLICT_REASON:
+        return ledger_services.refine(
+            owner=owner, fact=fact, content=content, author=REVIEWER, status=Status.ACCEPTED,
+            reason="edited-by-reviewer",
+        )  # fmt: skip
+    if content != fact.content:
+        fact = ledger_services.refine(owner=owner, fact=fact, content=content, author=REVIEWER)
+    return _accept(owner, fact, detail)
 
 
 LEARNED_FROM = (Action.ACCEPT, Action.REJECT, Action.EDIT, Action.NOT_ABOUT_ME, Action.SNOOZE, Action.RESCUE)

@@ -231,15 +231,8 @@ def _redacted_copy(ev: Evidence, matcher) -> dict:
     }
 
 
-@serialised
-def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") -> ForgetReport:
-    """``forget_entity`` for names with or without an entity (e.g. a speaker the ledger never had a fact about)."""
-    names = sorted({n.strip() for n in names if n and n.strip()})
-    if not names:
-        raise InvalidMutation("a person to forget needs a name")
-    variants = forgetting.person_name_variants(names)
-    matcher = forgetting.matcher_for(names)
-    entity_ids = set(entity_ids)
+def _naming_the_person(owner, names, variants, matcher, entity_ids: set[str]) -> tuple[dict, set[str], list]:
+    """The person's entities, the facts about or naming them, and other facts' quotes that name them."""
     for ent in Entity.objects.owned_by(owner).only("public_id", "name", "aliases"):
         if any(matcher.is_forgotten(n) for n in [ent.name, *ent.aliases]):
             entity_ids.add(str(ent.public_id))  # "Lena" from another claim is the same person as "Lena Varga"
@@ -257,6 +250,27 @@ def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") ->
         .exclude(fact__public_id__in=list(facts))
         if matcher.spans(ev.quote)
     ]
+    return facts, entity_ids, quoted
+
+
+def _episodes_naming(owner, matcher) -> list[int]:
+    doomed = []
+    for ep in Episode.objects.owned_by(owner):
+        text = " ".join([ep.title, ep.summary, *map(str, ep.entities), *map(str, ep.topics)])
+        if matcher.spans(text):
+            doomed.append(ep.pk)
+    return doomed
+
+
+@serialised
+def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") -> ForgetReport:
+    """``forget_entity`` for names with or without an entity (e.g. a speaker the ledger never had a fact about)."""
+    names = sorted({n.strip() for n in names if n and n.strip()})
+    if not names:
+        raise InvalidMutation("a person to forget needs a name")
+    variants = forgetting.person_name_variants(names)
+    matcher = forgetting.matcher_for(names)
+    facts, entity_ids, quoted = _naming_the_person(owner, names, variants, matcher, set(entity_ids))
     m = {
         "type": M.FORGET,
         "scope": "entity",
@@ -270,12 +284,7 @@ def forget_person_names(*, owner, names, entity_ids=(), author: str = "user") ->
         # Other facts keep their support, with the person's name redacted from the quote (a second commit, so
         # the forget itself stays content-free).
         commit(owner=owner, mutations=[_redacted_copy(ev, matcher) for ev in quoted], author="system")
-    doomed = []
-    for ep in Episode.objects.owned_by(owner):
-        text = " ".join([ep.title, ep.summary, *map(str, ep.entities), *map(str, ep.topics)])
-        if matcher.spans(text):
-            doomed.append(ep.pk)
-    episodes = _delete_episodes(owner, doomed)
+    episodes = _delete_episodes(owner, _episodes_naming(owner, matcher))
     event = forgetting.ForgetEvent(
         owner=owner,
         scope="entity",

@@ -110,6 +110,68 @@ def pack_block(
     return pack_sections(identity, [(section, items, 1.0)], budget_tokens)
 
 
+class _Packer:
+    """Lines packed so far, their additive token estimate and the items they show."""
+
+    def __init__(self, budget_tokens: int):
+        self.budget = budget_tokens
+        self.lines: list[str] = []
+        self.used = 0
+        self.chosen: list[RecallItem] = []
+
+    def add(self, line: str, cost: int | None = None, limit: int | None = None) -> bool:
+        cost = count_tokens(line) if cost is None else cost
+        if self.used + cost > (self.budget if limit is None else limit):
+            return False
+        self.lines.append(line)
+        self.used += cost
+        return True
+
+    def identity(self, items: Sequence[RecallItem]) -> None:
+        """The identity lines, the last one cut to fit; no header when none fits."""
+        if not items or not self.add(f"## {SECTION_TITLES['identity']}"):
+            return
+        for item in items:
+            line = item.line()
+            if not self.add(line):
+                short = _truncate_to(line, self.budget - self.used)
+                if short and self.add(short):
+                    self.chosen.append(item)
+                break
+            self.chosen.append(item)
+        if not self.chosen:
+            self.lines.pop()
+            self.used = 0
+
+    def section(self, section: str, items: Sequence[RecallItem], limit: int) -> None:
+        """One section's header and whichever of its lines fit under ``limit``, best first."""
+        header = f"## {SECTION_TITLES.get(section, section.title())}"
+        # Lines that all carry the same uses and disclaimers (a transcript's turns) say them once, in the header:
+        # the budget goes to what was said.
+        shared = {item.licence() for item in items}
+        common = len(shared) == 1 and len(items) > 1 and next(iter(shared))
+        if common:
+            header = f"{header} {common}"
+        lines_of = [(item, item.line(licence=not common)) for item in items]
+        costs = [count_tokens(line) for _item, line in lines_of]  # each line's tokens, counted once
+        if self.used + count_tokens(header) + min(costs) > limit:
+            return
+        self.add(header)
+        for (item, line), cost in zip(lines_of, costs, strict=True):
+            if self.add(line, cost, limit):
+                self.chosen.append(item)
+
+    def block(self) -> PackedBlock:
+        block = "\n".join(self.lines)
+        tokens = count_tokens(block)
+        while tokens > self.budget and self.lines:  # defensive: never hand out more than the budget
+            self.lines.pop()
+            self.chosen = self.chosen[: max(0, len(self.chosen) - 1)]
+            block = "\n".join(self.lines)
+            tokens = count_tokens(block)
+        return PackedBlock(block=block, items=self.chosen, tokens=tokens)
+
+
 def pack_sections(
     identity: Sequence[RecallItem],
     sections: Sequence[tuple[str, Sequence[RecallItem], float]],
@@ -123,58 +185,12 @@ def pack_sections(
     estimate is additive over lines, and the final count is taken on the finished block, so the returned
     ``tokens`` is exact and never above the budget.
     """
-    lines: list[str] = []
-    used = 0
-    chosen: list[RecallItem] = []
-
-    def try_add(line: str, cost: int | None = None, limit: int = budget_tokens) -> bool:
-        nonlocal used
-        cost = count_tokens(line) if cost is None else cost
-        if used + cost > limit:
-            return False
-        lines.append(line)
-        used += cost
-        return True
-
-    if identity:
-        header = f"## {SECTION_TITLES['identity']}"
-        if try_add(header):
-            for item in identity:
-                line = item.line()
-                if not try_add(line):
-                    short = _truncate_to(line, budget_tokens - used)
-                    if short and try_add(short):
-                        chosen.append(item)
-                    break
-                chosen.append(item)
-            if not chosen:
-                lines.pop()
-                used = 0
+    packer = _Packer(budget_tokens)
+    packer.identity(identity)
     filled = [(section, items, share) for section, items, share in sections if items]
-    after_identity = budget_tokens - used
+    after_identity = budget_tokens - packer.used
     for n, (section, items, share) in enumerate(filled):
         last = n == len(filled) - 1
-        limit = budget_tokens if last else min(budget_tokens, used + int(after_identity * share))
-        header = f"## {SECTION_TITLES.get(section, section.title())}"
-        # Lines that all carry the same uses and disclaimers (a transcript's turns) say them once, in the header:
-        # the budget goes to what was said.
-        shared = {item.licence() for item in items}
-        common = len(shared) == 1 and len(items) > 1 and next(iter(shared))
-        if common:
-            header = f"{header} {common}"
-        lines_of = [(item, item.line(licence=not common)) for item in items]
-        costs = [count_tokens(line) for _item, line in lines_of]  # each line's tokens, counted once
-        if used + count_tokens(header) + min(costs) > limit:
-            continue
-        try_add(header)
-        for (item, line), cost in zip(lines_of, costs, strict=True):
-            if try_add(line, cost, limit):
-                chosen.append(item)
-    block = "\n".join(lines)
-    tokens = count_tokens(block)
-    while tokens > budget_tokens and lines:  # defensive: never hand out more than the budget
-        lines.pop()
-        chosen = chosen[: max(0, len(chosen) - 1)]
-        block = "\n".join(lines)
-        tokens = count_tokens(block)
-    return PackedBlock(block=block, items=chosen, tokens=tokens)
+        limit = budget_tokens if last else min(budget_tokens, packer.used + int(after_identity * share))
+        packer.section(section, items, limit)
+    return packer.block()

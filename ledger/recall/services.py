@@ -211,6 +211,23 @@ def _not_resting_on_turns(facts: list[RecallItem]) -> list[RecallItem]:
     return [f for f in facts if not (f.kind == "fact" and f.ref_id in anchored)]
 
 
+def _sections_for(owner, query: str, decision: GateDecision, scope: str | None) -> list[tuple]:
+    """(section, items, share) to pack: the gate's (or the forced) section, then its supporting turns."""
+    section = _scope_for(decision, scope)
+    found: list[RecallItem] = search_memory(owner, section, topic_query(query, decision), limit=20) if section else []
+    if not found and section == "pinned" and not scope:
+        # A named entity with nothing pinned about it yet: the facts layer is the next best source.
+        section, found = "facts", search_memory(owner, "facts", query, limit=20)
+    sections = [(section or "none", found, SECTION_SHARE.get(section or "", 1.0))]
+    support = SUPPORTING_SCOPE.get(section or "") if not scope or scope == "auto" else None
+    if support:
+        turns = search_memory(owner, support, query, limit=20)
+        if turns:
+            sections[0] = (sections[0][0], _not_resting_on_turns(found), sections[0][2])
+        sections.append((support, turns, 1.0))
+    return sections
+
+
 def recall_context(
     *, owner, query: str, budget_tokens: int | None = None, scope: str | None = None, feedback: bool = True
 ) -> RecallResult:
@@ -237,18 +254,7 @@ def recall_context(
         return result
     identity, entities = owner_context(owner)
     decision = decide(owner, query, entities)
-    section = _scope_for(decision, scope)
-    found: list[RecallItem] = search_memory(owner, section, topic_query(query, decision), limit=20) if section else []
-    if not found and section == "pinned" and not scope:
-        # A named entity with nothing pinned about it yet: the facts layer is the next best source.
-        section, found = "facts", search_memory(owner, "facts", query, limit=20)
-    sections = [(section or "none", found, SECTION_SHARE.get(section or "", 1.0))]
-    support = SUPPORTING_SCOPE.get(section or "") if not scope or scope == "auto" else None
-    if support:
-        turns = search_memory(owner, support, query, limit=20)
-        if turns:
-            sections[0] = (sections[0][0], _not_resting_on_turns(found), sections[0][2])
-        sections.append((support, turns, 1.0))
+    sections = _sections_for(owner, query, decision, scope)
     packed = pack_sections(identity, sections, budget)
     if feedback:
         queue_usage(owner=owner, items=packed.items)

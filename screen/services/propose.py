@@ -148,39 +148,9 @@ class ProposalPass:
     def _fields(
         self, span: dict, reading: SpanReading, *, ended: bool, base: ScreenEvent | None = None, own: bool = True
     ) -> dict:
-        attrs = dict(base.attributes) if base else {}
-        spans = list(attrs.get("spans") or [])
-        if span["id"] not in spans:
-            spans.append(span["id"])
         start = base.started_at if base else parse_ts(span["start"])
         end = parse_ts(span["last"])
-        app = span["app"] or "screen"
-        attrs.update(
-            {
-                "family": reading.family,
-                "polarity": reading.polarity,
-                "outcome_subject": reading.subject,
-                "outcome_line": reading.final["line"] if reading.final else "",
-                "outcome_norm": reading.final_norm,
-                "outcome_at": reading.final["at"] if reading.final else attrs.get("outcome_at", ""),
-                "detail": reading.detail,
-                "spans": spans[-20:],
-                "ctx": span["ctx"],
-                "app": app,
-                "window": next((w for w in span["windows"] if w), ""),
-                "tokens": sorted(reading.tokens | set(attrs.get("tokens") or []))[:60],
-                "ids": sorted(reading.ids | set(attrs.get("ids") or []))[:20],
-                "commands": span["commands"] or attrs.get("commands") or [],
-                "mode": reading.mode or attrs.get("mode", ""),
-                "minutes": max(0, round((end - start).total_seconds() / 60)),
-                "sides": sorted(reading.sides),
-                "kind": "problem" if reading.outcome == FAILURE else attrs.get("kind", "activity"),
-            }
-        )
-        if reading.outcome in CONTEST:
-            from screen.text import score_in
-
-            attrs["score"] = next((s for s in map(score_in, span["seen"].values()) if s), "") if reading.final else ""
+        attrs = _attributes(span, reading, base, minutes=max(0, round((end - start).total_seconds() / 60)))
         outcome = reading.outcome
         if (
             base is not None
@@ -388,6 +358,42 @@ class ProposalPass:
 
 def _key(span: dict) -> str:
     return f"span:{span['id']}"[:120]
+
+
+def _attributes(span: dict, reading: SpanReading, base: ScreenEvent | None, *, minutes: int) -> dict:
+    """An event's attributes from a span's reading, kept over the event it revises (``base``)."""
+    attrs = dict(base.attributes) if base else {}
+    spans = list(attrs.get("spans") or [])
+    if span["id"] not in spans:
+        spans.append(span["id"])
+    app = span["app"] or "screen"
+    attrs.update(
+        {
+            "family": reading.family,
+            "polarity": reading.polarity,
+            "outcome_subject": reading.subject,
+            "outcome_line": reading.final["line"] if reading.final else "",
+            "outcome_norm": reading.final_norm,
+            "outcome_at": reading.final["at"] if reading.final else attrs.get("outcome_at", ""),
+            "detail": reading.detail,
+            "spans": spans[-20:],
+            "ctx": span["ctx"],
+            "app": app,
+            "window": next((w for w in span["windows"] if w), ""),
+            "tokens": sorted(reading.tokens | set(attrs.get("tokens") or []))[:60],
+            "ids": sorted(reading.ids | set(attrs.get("ids") or []))[:20],
+            "commands": span["commands"] or attrs.get("commands") or [],
+            "mode": reading.mode or attrs.get("mode", ""),
+            "minutes": minutes,
+            "sides": sorted(reading.sides),
+            "kind": "problem" if reading.outcome == FAILURE else attrs.get("kind", "activity"),
+        }
+    )
+    if reading.outcome in CONTEST:
+        from screen.text import score_in
+
+        attrs["score"] = next((s for s in map(score_in, span["seen"].values()) if s), "") if reading.final else ""
+    return attrs
 
 
 def _summary(reading: SpanReading, span: dict, outcome: str, start: datetime, end: datetime) -> str:

@@ -75,16 +75,26 @@
     return !active || active === document.body || !document.body.contains(active);
   }
 
+  // Did the swap take the focus away? Only when the focus was inside what it replaced (the button of a form that
+  // re-renders). Content that arrives on its own (a panel loading with the page, the Review badge refreshing)
+  // never takes the focus: it pulled a keyboard user away from the top of the page, or from the form they used.
+  var focusWasIn = new WeakMap();
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    var active = document.activeElement;
+    if (event.detail.xhr && target && active && active !== document.body) {
+      focusWasIn.set(event.detail.xhr, target.contains(active));
+    }
+  });
+
   document.addEventListener("htmx:afterSettle", function (event) {
     var root = event.target;
     if (!root || !root.isConnected || root === document.body) return;
     announce(root, root === (event.detail && event.detail.target));
     var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
     var opened = trigger && trigger.tagName === "A" && trigger.isConnected && !root.contains(trigger);
-    // Content that refreshes on its own (``data-no-focus``: the Review badge, every minute) never takes focus:
-    // landing while another swap had just removed the focused button, it took the focus meant for that form.
-    if (root.closest("[data-no-focus]")) return;
-    if (lostFocus() || (opened && document.activeElement === trigger)) focusOn(root);
+    var tookFocus = event.detail.xhr && focusWasIn.get(event.detail.xhr);
+    if ((tookFocus && lostFocus()) || (opened && document.activeElement === trigger)) focusOn(root);
   });
 
   // A table wider than a phone scrolls sideways; with no link or button inside, the keyboard could not reach

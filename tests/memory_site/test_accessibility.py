@@ -346,6 +346,18 @@ def test_the_review_badge_refreshing_on_its_own_never_takes_the_focus(browser, d
         context.close()
 
 
+def test_a_panel_loading_with_the_page_leaves_the_keyboard_at_the_top(keyboard_page):
+    # The Memory page loads its recall panel after the page; settling with the focus on the page itself, it took
+    # the focus, and the first Tab went to the panel's "Run now" instead of "Skip to main content".
+    pg = keyboard_page
+    pg.goto("/memory/")
+    pg.get_by_role("button", name="Run now").wait_for()
+    pg.wait_for_load_state("networkidle")
+    pg.wait_for_timeout(100)  # htmx settles 20 ms after the swap
+    pg.keyboard.press("Tab")
+    assert _focused(pg, "el.textContent.trim()") == "Skip to main content"
+
+
 def test_a_failed_login_marks_both_fields_with_the_reason(browser, demo_site):
     context = browser.new_context(base_url=demo_site.url, viewport=PHONE)
     try:
