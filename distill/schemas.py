@@ -6,15 +6,20 @@ from typing import Literal
 from ninja import Field, Schema
 
 
-class PolicyOut(Schema):
-    source_key: str
-    mode: str
+class GateThresholdsOut(Schema):
+    """A gate policy's thresholds, as every API that shows a source's policy returns them."""
+
     source_trust: float
     auto_approve_trust: float
     review_trust: float
     min_importance: str
     max_memories_per_day: int
     min_confidence: float
+
+
+class PolicyOut(GateThresholdsOut):
+    source_key: str
+    mode: str
     native_mode: str
     updated_at: dt.datetime
 

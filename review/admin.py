@@ -8,7 +8,7 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from accounts.exceptions import DomainError
-from ledger.admin import FactAdmin
+from ledger.admin import FactAdmin, ReadOnlyAdmin
 from ledger.choices import Status
 from ledger.models import Fact
 from review import queries, services
@@ -105,19 +105,10 @@ class QueueItemAdmin(FactTriageAdmin):
 
 
 @admin.register(ReviewAction)
-class ReviewActionAdmin(admin.ModelAdmin):
+class ReviewActionAdmin(ReadOnlyAdmin):
     list_display = ("kind", "fact_public_id", "owner", "created_at", "undone_at")
     list_filter = ("kind", ("created_at", admin.DateFieldListFilter))
     search_fields = ("fact_public_id",)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ReviewPreference)

@@ -5,22 +5,16 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from distill.schemas import GateMode, GateThresholdsIn, NativeMode
+from distill.schemas import GateMode, GateThresholdsIn, GateThresholdsOut, NativeMode
 
 
-class SourceOut(Schema):
+class SourceOut(GateThresholdsOut):
     kind: str
     enabled: bool
     base_url: str
     has_credentials: bool
     credential_fields: list[str] = Field(description="Names of stored credential fields; values are never returned")
     memory_mode: str
-    source_trust: float
-    auto_approve_trust: float
-    review_trust: float
-    min_importance: str
-    max_memories_per_day: int
-    min_confidence: float
     import_native_memories: str
     last_check_ok: bool | None
     last_check_message: str
