@@ -7,7 +7,7 @@ from django.db import models
 
 from accounts.fields import EncryptedJSONField
 from accounts.owned import OwnedModel, OwnedQuerySet
-from ledger.choices import Status
+from ledger.choices import Importance, Status
 
 
 class Mode(models.TextChoices):
@@ -23,10 +23,13 @@ class NativeMode(models.TextChoices):
     OFF = "off"
 
 
-class Importance(models.TextChoices):
-    LOW = "low"
-    NORMAL = "normal"
-    HIGH = "high"
+class MinImportance(models.TextChoices):
+    """The importances a policy may set as its floor, and an agent may give what it asks to remember: the middle
+    of the ledger's ``Importance``."""
+
+    LOW = Importance.LOW.value
+    NORMAL = Importance.NORMAL.value
+    HIGH = Importance.HIGH.value
 
 
 class GatePolicy(OwnedModel):
@@ -38,7 +41,7 @@ class GatePolicy(OwnedModel):
     source_trust = models.FloatField(default=0.8)
     auto_approve_trust = models.FloatField(default=0.7)
     review_trust = models.FloatField(default=0.45)
-    min_importance = models.CharField(max_length=10, choices=Importance.choices, default=Importance.LOW)
+    min_importance = models.CharField(max_length=10, choices=MinImportance.choices, default=MinImportance.LOW)
     max_memories_per_day = models.PositiveIntegerField(default=0, help_text="0 = no limit")
     min_confidence = models.FloatField(default=0.6)
     native_mode = models.CharField(

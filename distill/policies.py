@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 
 from accounts.exceptions import DomainError
-from distill.models import GatePolicy, Importance, Mode, NativeMode
+from distill.models import GatePolicy, MinImportance, Mode, NativeMode
 from distill.trust import Policy
 
 POLICY_FIELDS = (
@@ -60,7 +60,7 @@ def update_policy(*, owner, source_key: str, labels: dict[str, str] | None = Non
             if not 0 <= value <= 1:
                 raise PolicyError(f"{label[name]} must be a number from 0 to 1")
             changes[name] = value
-    choices = {"mode": Mode.values, "native_mode": NativeMode.values, "min_importance": Importance.values}
+    choices = {"mode": Mode.values, "native_mode": NativeMode.values, "min_importance": MinImportance.values}
     for name, allowed in choices.items():
         if name in changes and changes[name] not in allowed:
             raise PolicyError(f"{label[name]} must be one of {', '.join(allowed)}")

@@ -5,6 +5,8 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from distill.models import MinImportance
+
 
 class GateThresholdsOut(Schema):
     """A gate policy's thresholds, as every API that shows a source's policy returns them."""
@@ -37,7 +39,7 @@ class GateThresholdsIn(Schema):
     source_trust: float | None = Field(None, ge=0, le=1)
     auto_approve_trust: float | None = Field(None, ge=0, le=1)
     review_trust: float | None = Field(None, ge=0, le=1)
-    min_importance: Literal["low", "normal", "high"] | None = None
+    min_importance: Literal[tuple(MinImportance.values)] | None = None
     max_memories_per_day: int | None = Field(None, ge=0, le=10000)
     min_confidence: float | None = Field(None, ge=0, le=1)
 

@@ -29,7 +29,7 @@ from distill.extraction.base import Candidate, content_hash
 from distill.extraction.deterministic import clean
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.inputs import day_input
-from distill.models import Claim, Mode
+from distill.models import Claim, MinImportance, Mode
 from distill.writing import PassReport
 from ledger.choices import Status
 from ledger.models import Fact
@@ -331,7 +331,7 @@ def remember(
     text = (text or "").strip()
     if not text or len(text) > MAX_REMEMBER_CHARS:
         raise RememberError(f"text must be 1 to {MAX_REMEMBER_CHARS} characters")
-    if importance not in ("low", "normal", "high"):
+    if importance not in MinImportance.values:
         raise RememberError("importance must be low, normal or high")
     quote = (quote or text).strip()[:2000]
     policy = policies.as_trust_policy(policies.get_policy(owner, source_key))

@@ -22,6 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ConfigDict, Field
 
 from accounts.exceptions import DomainError
+from distill.models import MinImportance
 from ledger.choices import Status
 from ledger.models import Fact
 from ledger.recall import services as recall_services
@@ -236,7 +237,7 @@ async def search_memory_tool(
 async def remember(
     content: Annotated[str, Field(description="one plain statement, e.g. 'Dana prefers window seats'")],
     quote: Annotated[str, Field(description="what the user said, verbatim")] = "",
-    importance: Literal["low", "normal", "high"] = "normal",
+    importance: Literal[tuple(MinImportance.values)] = MinImportance.NORMAL.value,
     about: Annotated[str, Field(description="'user' or the name of the person it is about")] = "user",
 ) -> dict[str, Any]:
     return await _run("remember", {"content": content, "quote": quote, "importance": importance, "about": about})

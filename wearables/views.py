@@ -17,7 +17,7 @@ from accounts.exceptions import DomainError
 from accounts.http import HtmxHttpRequest
 from accounts.owned import get_owned_or_404
 from accounts.services import user_timezone
-from distill.models import Importance, Mode, NativeMode
+from distill.models import MinImportance, Mode, NativeMode
 from ledger.models import Status
 from wearables import queries, services, tasks
 from wearables.models import Conversation, Source, SourceKind
@@ -37,7 +37,7 @@ def _source_context(request, source: Source, **extra) -> dict:
         "runs": queries.recent_runs(request.user, source, limit=5),
         "memory_modes": Mode.values,
         "native_modes": NativeMode.values,
-        "importances": Importance.values,
+        "importances": MinImportance.values,
         **extra,
     }
 

@@ -11,8 +11,10 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 
+from ledger.choices import Importance
+
 KINDS = ("identity", "preference", "relationship", "place", "work", "plan", "commitment", "decision", "health", "other")
-IMPORTANCE = ("trivial", "low", "normal", "high", "critical")
+IMPORTANCE = tuple(Importance.values)
 ATTRIBUTIONS = ("user", "third_party", "unknown")
 
 
