@@ -18,9 +18,10 @@ import zlib
 from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
+from accounts.loopback import LoopbackServer
 from screen.collector.client import parse_ts, rfc3339
 from screen.imitation.scripts import Session
 
@@ -47,7 +48,7 @@ def png(frame_id: int, width: int = 48, height: int = 27) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
 
-class ScreenPipeImitation:
+class ScreenPipeImitation(LoopbackServer):
     """``start() -> self``, ``base_url``, ``stop()``; a context manager too."""
 
     def __init__(self, session: Session, *, host: str = "127.0.0.1", port: int = 0, now: datetime | None = None):
@@ -58,7 +59,6 @@ class ScreenPipeImitation:
         self.requests: list[Recorded] = []
         self._failures: deque[int] = deque()
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
         self._reindex()
 
     def _reindex(self) -> None:
@@ -75,35 +75,12 @@ class ScreenPipeImitation:
         with self._lock:
             self._failures.extend([status] * count)
 
-    # --- lifecycle --------------------------------------------------------------------------------------
+    # --- lifecycle (accounts.loopback) ----------------------------------------------------------------------
+    thread_name = "screenpipe"
+
     @property
-    def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("ScreenPipeImitation is not running; call start() first")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> ScreenPipeImitation:
-        handler = type("Handler", (_Handler,), {"imitation": self})
-        self._httpd = ThreadingHTTPServer((self.host, self.port), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True, name="screenpipe").start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ScreenPipeImitation:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    def requests_to(self, prefix: str) -> list[Recorded]:
-        return [r for r in self.requests if r.path.startswith(prefix)]
+    def handler_base(self) -> type:
+        return _Handler
 
     # --- routes -----------------------------------------------------------------------------------------
     def dispatch(self, raw_path: str) -> tuple[int, object, str]:

@@ -14,9 +14,11 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from accounts.loopback import LoopbackServer
 
 
 @dataclass
@@ -71,7 +73,7 @@ def decode_token(token: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-class ImitationServer:
+class ImitationServer(LoopbackServer):
     """Base class: ``start() -> self``, ``base_url``, ``stop()``; also a context manager.
 
     Inputs: ``days`` (labeled-days dicts; only recordings whose ``source`` equals ``source`` are served).
@@ -91,8 +93,6 @@ class ImitationServer:
         self.requests: list[RecordedRequest] = []
         self._failures: deque[tuple[int, float | None]] = deque()
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self.add_days(days)
 
     # --- data ---------------------------------------------------------------------------------------------
@@ -126,39 +126,14 @@ class ImitationServer:
         headers = {"Retry-After": _seconds(retry_after)} if retry_after is not None else {}
         return Reply(status, {"error": "Rate limit exceeded" if status == 429 else "Internal Server Error"}, headers)
 
-    # --- lifecycle ----------------------------------------------------------------------------------------
+    # --- lifecycle (accounts.loopback) ----------------------------------------------------------------------
     @property
-    def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError(f"{type(self).__name__} is not running; call start() first")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+    def thread_name(self) -> str:
+        return f"imitation-{self.source}"
 
-    def start(self) -> ImitationServer:
-        handler = type("Handler", (_Handler,), {"imitation": self})
-        self._httpd = ThreadingHTTPServer((self.host, self.port), handler)
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(0.05,), name=f"imitation-{self.source}", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ImitationServer:
-        return self.start() if self._httpd is None else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def requests_to(self, path_prefix: str) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.path.startswith(path_prefix)]
+    @property
+    def handler_base(self) -> type:
+        return _Handler
 
     # --- dispatch -----------------------------------------------------------------------------------------
     def dispatch(self, method: str, raw_path: str, headers: dict[str, str]) -> Reply:
