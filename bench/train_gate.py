@@ -230,10 +230,14 @@ def data_hash(records: list[dict]) -> str:
     return h.hexdigest()
 
 
-def model_hash(data_digest: str, bits: int, c: float) -> str:
-    """The artifact's version: its training data and how it was fitted (a new fit on the same data is a new
-    model, and a stored decision names the model that made it)."""
-    recipe = json.dumps({"data": data_digest, "bits": bits, "C": c, "fit_on": "decidable", "calibration": CALIBRATION})
+def model_hash(data_digest: str, bits: int, c: float, weights: list, intercept: float) -> str:
+    """The artifact's version: its training data, how it was fitted and what the fit gave (a new fit on the same
+    data, or the same data read through other features, is a new model, and a stored decision names the model
+    that made it)."""
+    recipe = json.dumps(
+        {"data": data_digest, "bits": bits, "C": c, "fit_on": "decidable", "calibration": CALIBRATION,
+         "weights": weights, "intercept": intercept}  # fmt: skip
+    )
     return hashlib.sha256(recipe.encode()).hexdigest()[:12]
 
 
@@ -316,7 +320,7 @@ def train(
     }
     artifact = {
         "format": gate_model.FORMAT,
-        "version": f"{VERSION_PREFIX}-{model_hash(digest, bits, c)}",
+        "version": f"{VERSION_PREFIX}-{model_hash(digest, bits, c, nz, round(float(model.intercept_[0]), 6))}",
         "created_by": "bench/train_gate.py",
         "hashing": {
             "function": "crc32(utf-8 feature name) & (2**bits - 1)",

@@ -149,3 +149,15 @@ def test_the_rebuild_is_deterministic_on_a_tiny_synthetic_set():
     yes = model.predict(gate_model.view(records[0]))
     no = model.predict(gate_model.view(records[2]))
     assert yes.logit > no.logit
+
+
+def test_the_same_data_read_through_other_features_is_a_new_model_version(monkeypatch):
+    # A stored decision names the model that made it; a featurizer change fitted on unchanged data kept the old
+    # version name before (it hashed only the data and the fitting recipe).
+    records, turns = _synthetic()
+    first, _ = train_gate.train(records, turns, bits=12)
+    full = gate_model.featurize
+    monkeypatch.setattr(gate_model, "featurize", lambda v: {n: x for n, x in full(v).items() if not n.startswith("b:")})
+    second, _ = train_gate.train(records, turns, bits=12)
+    assert first["weights"] != second["weights"]
+    assert first["version"] != second["version"]
