@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from accounts.timestamps import parse_iso
+
 
 def parse_time(value) -> datetime | None:
     """ISO-8601 strings (with Z), or Unix seconds as int/float; None when unreadable."""
@@ -22,10 +24,9 @@ def parse_time(value) -> datetime | None:
         except (OverflowError, OSError, ValueError):
             return None
     try:
-        dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return parse_iso(str(value))
     except ValueError:
         return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 class UnreadableFile(ValueError):

@@ -18,6 +18,7 @@ import httpx
 import tenacity
 
 from accounts.exceptions import DomainError
+from accounts.timestamps import parse_iso
 
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
 MAX_BACKOFF_SECONDS = 30.0
@@ -40,15 +41,8 @@ def rfc3339(dt: datetime) -> str:
 
 
 def parse_ts(value: str) -> datetime:
-    text = value.replace("Z", "+00:00")
-    # Python < 3.11 fromisoformat cannot take 9 fractional digits; trim to microseconds.
-    if "." in text:
-        head, rest = text.split(".", 1)
-        frac = "".join(ch for ch in rest if ch.isdigit())
-        tz = rest[len(frac) :]
-        text = f"{head}.{frac[:6].ljust(6, '0')}{tz}"
-    dt = datetime.fromisoformat(text)
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+    """A ScreenPipe timestamp (nanosecond fractions, ``Z``) as aware UTC; raises ``ValueError``."""
+    return parse_iso(value).astimezone(UTC)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from accounts.loopback import LoopbackServer
+from accounts.timestamps import parse_iso
 
 
 @dataclass
@@ -57,7 +58,7 @@ class ImitatedConversation:
 
 def parse_z(value: str) -> datetime:
     """Labeled-days timestamps (``...Z``) as aware UTC datetimes."""
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    return parse_iso(value).astimezone(UTC)
 
 
 def encode_token(data: dict) -> str:

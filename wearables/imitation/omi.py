@@ -7,6 +7,7 @@ import uuid
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from accounts.timestamps import parse_iso
 from wearables.imitation.base import ImitatedConversation, ImitationServer, RecordedRequest, Reply, _seconds, parse_z
 
 INTEGRATION_PATH = re.compile(r"^/v2/integrations/([^/]+)/(conversations|memories)/?$")
@@ -303,7 +304,6 @@ def parse_bound(value: str, *, end: bool) -> datetime | None:
         if len(value) == 10:
             day = date.fromisoformat(value)
             return datetime.combine(day, time.max if end else time.min, tzinfo=UTC)
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_iso(value)
     except ValueError:
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
