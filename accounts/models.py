@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from accounts.owned import OwnedModel, OwnedQuerySet
+from accounts.timestamps import zone_or_utc
 
 
 class ApiTokenQuerySet(OwnedQuerySet):
@@ -65,7 +66,8 @@ class UserSettings(models.Model):
 
     @property
     def zoneinfo(self) -> zoneinfo.ZoneInfo:
-        return zoneinfo.ZoneInfo(self.timezone)
+        """The owner's zone; UTC when the stored name is one this machine's tz database lacks."""
+        return zone_or_utc(self.timezone)
 
 
 class DataKey(models.Model):

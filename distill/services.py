@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone as dj_timezone
 
 from accounts.exceptions import DomainError
-from accounts.services import get_settings, owner_name
+from accounts.services import owner_name, user_timezone
 from accounts.timestamps import zone_or_utc
 from distill import hooks, learning, pipeline, policies, queue, stored_extraction, trust, writing
 from distill.conversation import Conversation, NativeMemory, Role
@@ -312,7 +312,7 @@ class RememberResult:
 
 
 def _owner_day(owner) -> str:
-    return dj_timezone.now().astimezone(zone_or_utc(get_settings(owner).timezone)).date().isoformat()
+    return dj_timezone.now().astimezone(user_timezone(owner)).date().isoformat()
 
 
 def remember(

@@ -75,3 +75,16 @@ def test_commands_resolve_the_named_user_or_the_only_one(db):
     UserFactory(username="second")
     with pytest.raises(CommandError, match="pass --user"):
         resolve_user(None)
+
+
+@pytest.mark.django_db
+def test_a_stored_zone_this_machine_lacks_reads_as_utc_everywhere(user):
+    # The zone is validated when set, but a database moved to a machine with an older tz database can hold one
+    # it lacks: the owner's local day then falls back to UTC instead of failing every page and pass.
+    from accounts.services import user_timezone
+    from distill.services import _owner_day
+
+    services.get_settings(user)
+    assert UserSettings.objects.filter(user=user).update(timezone="Mars/Olympus_Mons") == 1
+    assert str(user_timezone(user)) == "UTC"
+    assert len(_owner_day(user)) == 10
