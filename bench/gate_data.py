@@ -19,7 +19,7 @@ every candidate labelled by matching it to gold:
   about themselves ("I'm a student"), so an unmatched candidate is not known to be false. They are not trained
   on, and the bench reports precision over them both ways. Group = one conversation.
 
-Each set is cached as JSON under ``var/gate_cache/`` keyed by the extractor id/version and the source file's hash,
+Each set is cached as JSON under ``var/gate_cache/`` keyed by the extractor id/version, the source file's hash and ``code_hash()``,
 so a model iteration does not re-parse.
 """
 
@@ -312,11 +312,22 @@ BUILDERS = {
 }
 
 
+def code_hash() -> str:
+    """The extractor's code and this labelling: a cache made before either changed is never read again (a
+    model was once fitted on candidates of an extractor changed since, under the same version string)."""
+    h = hashlib.sha256()
+    for f in [*sorted((ROOT / "distill" / "extraction").glob("*.py")), Path(__file__).resolve()]:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def load(name: str, *, refresh: bool = False) -> dict:
-    """One set's labelled candidates, from the cache when the extractor and the file are unchanged."""
+    """One set's labelled candidates, from the cache when the extractor, its code, the labelling and the file
+    are unchanged."""
     build, paths = BUILDERS[name]
     key = f"{name}-{extractor_key()}-{_file_hash(*paths)}"
-    path = CACHE_DIR / f"{key}.json"
+    path = CACHE_DIR / f"{key}-{code_hash()}.json"
     if path.exists() and not refresh:
         return json.loads(path.read_text())
     started = datetime.now(UTC)

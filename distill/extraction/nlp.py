@@ -26,7 +26,10 @@ _PARSE_PIPES = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
 _lock = threading.Lock()
 _nlp = None
 _cache: OrderedDict = OrderedDict()
-_with_ents: set[int] = set()  # id() of cached docs whose entities were set by the recogniser
+_ENTS_DONE = "almanac_entities_done"  # in a Doc's user_data: the recogniser has run on it
+
+# (Marked on the doc, not by id(): a doc parsed outside the cache kept its id in a set after it was freed, and a
+# later doc Python placed at the same address was taken as recognised and kept no entities.)
 
 
 def get_nlp():
@@ -47,6 +50,10 @@ def parse(texts: Iterable[str]) -> list:
     texts = list(texts)
     nlp = get_nlp()
     missing = list(dict.fromkeys(t for t in texts if t not in _cache))
+    with _lock:  # what this call uses first, so that its own new texts do not evict it
+        for text in texts:
+            if text in _cache:
+                _cache.move_to_end(text)
     if missing:
         with nlp.select_pipes(enable=list(_PARSE_PIPES)):
             docs = list(nlp.pipe(missing, batch_size=BATCH_SIZE))
@@ -54,8 +61,7 @@ def parse(texts: Iterable[str]) -> list:
             for text, doc in zip(missing, docs, strict=True):
                 _cache[text] = doc
             while len(_cache) > CACHE_SIZE:
-                _, old = _cache.popitem(last=False)
-                _with_ents.discard(id(old))
+                _cache.popitem(last=False)
     out = []
     for text in texts:
         doc = _cache.get(text)
@@ -72,16 +78,14 @@ def entities(docs: Iterable) -> None:
     """Run the entity recogniser on the docs that have not been through it yet (in place, batched)."""
     todo, seen = [], set()
     for d in docs:
-        if id(d) not in _with_ents and id(d) not in seen:
+        if not d.user_data.get(_ENTS_DONE) and id(d) not in seen:
             seen.add(id(d))
             todo.append(d)
     if not todo:
         return
     ner = get_nlp().get_pipe("ner")
-    for _ in ner.pipe(todo, batch_size=BATCH_SIZE):
-        pass
-    with _lock:
-        _with_ents.update(id(d) for d in todo)
+    for doc in ner.pipe(todo, batch_size=BATCH_SIZE):
+        doc.user_data[_ENTS_DONE] = True
 
 
 def sentence_entities(pairs) -> None:
@@ -90,7 +94,7 @@ def sentence_entities(pairs) -> None:
     nothing. A doc done this way is marked done (like ``entities``)."""
     from spacy.tokens import Span
 
-    todo = [(doc, sents) for doc, sents in pairs if id(doc) not in _with_ents]
+    todo = [(doc, sents) for doc, sents in pairs if not doc.user_data.get(_ENTS_DONE)]
     if not todo:
         return
     ner = get_nlp().get_pipe("ner")
@@ -102,8 +106,7 @@ def sentence_entities(pairs) -> None:
             part = next(done)
             spans += [Span(doc, sent.start + e.start, sent.start + e.end, label=e.label_) for e in part.ents]
         doc.set_ents(spans, default="outside")
-    with _lock:
-        _with_ents.update(id(d) for d, _ in todo)
+        doc.user_data[_ENTS_DONE] = True
 
 
 def parse_with_entities(texts: Iterable[str]) -> list:
