@@ -15,7 +15,8 @@ every candidate labelled by matching it to gold:
 - **persona** (Synthetic-Persona-Chat validation split): a persona statement is *voiced* when a turn of its own
   speaker matches it (containment ≥ 0.5 with the reference matcher). A candidate about speaker S that matches a
   voiced statement of S is positive; one that matches a voiced statement but names the wrong person is negative
-  (attribution error); the rest are neutral: persona lists cover a fraction of what the generated speakers say
+  (an attribution error, unless S said it of themselves in the first person: then a false accept, counted
+  apart, see ``persona_label``); the rest are neutral: persona lists cover a fraction of what the generated speakers say
   about themselves ("I'm a student"), so an unmatched candidate is not known to be false. They are not trained
   on, and the bench reports precision over them both ways. Group = one conversation.
 
@@ -263,9 +264,38 @@ def voiced(conv: dict) -> list[dict]:
     return out
 
 
+def persona_label(cand, subject: str, gold: list[dict], turns: list[tuple[str, str]]) -> tuple[int | None, str]:
+    """(label, match) of one persona candidate against the chat's voiced persona statements.
+
+    The best-matching statement decides: its own speaker's → 1; the other speaker's → 0. That 0 is an attribution
+    error (``attribution:``) unless the candidate is what its speaker said of themselves in the first person: the
+    dataset's generator sometimes has a speaker voice the other's persona line ("I'm a teacher" from the speaker
+    whose persona lacks it). A memory of that turn is about the right person but not in their persona: still a
+    false accept, counted apart (``other-persona:``). Labelling those neutral instead let the model accept every
+    improvised "I like …" (cross-validated persona strict precision 0.48 → 0.24, LoCoMo 0.95 → 0.87).
+    No match → neutral."""
+    from bench import extraction as xb
+
+    label, match, best = None, "", 0.0
+    for g in gold:
+        s = xb.match_score(g["text"], cand.content, PERSONA_NAMES)[0]
+        if s >= THRESHOLD and s > best:
+            best = s
+            label, match = (1, g["id"]) if subject == g["person"] else (0, "attribution:" + g["id"])
+    if label == 0 and _said_of_self(cand, subject, turns):
+        match = "other-persona:" + match.split(":", 1)[1]
+    return label, match
+
+
+def _said_of_self(cand, subject: str, turns: list[tuple[str, str]]) -> bool:
+    """The candidate's subject is the speaker of its turn, named in the first person ("I", "my")."""
+    first = cand.evidence.first_index if cand.evidence else -1
+    speaker = turns[first][0] if 0 <= first < len(turns) else ""
+    return subject == speaker and cand.features.get("grammatical_person") == "first"
+
+
 def build_persona() -> dict:
     _setup()
-    from bench import extraction as xb
     from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
 
     records, turns, gold = [], {}, {}
@@ -284,13 +314,7 @@ def build_persona() -> dict:
         )
         for cand, agreeing, text in _extract(day):
             subject = PERSONA_NAMES[0] if cand.attribution == "user" else (cand.person or "")
-            label, match = None, ""
-            best = 0.0
-            for g in gold[group]:
-                s = xb.match_score(g["text"], cand.content, PERSONA_NAMES)[0]
-                if s >= THRESHOLD and s > best:
-                    best = s
-                    label, match = (1, g["id"]) if subject == g["person"] else (0, "attribution:" + g["id"])
+            label, match = persona_label(cand, subject, gold[group], conv["turns"])
             rec = candidate_record(
                 cand,
                 corroborated=agreeing,

@@ -5,7 +5,8 @@ gate.
 
 Per set: accepted precision, accepted recall, accepted-or-queued recall, queued per 100 turns, share of queued
 items that are true, attribution errors (accepted memories about the wrong person, and their share of accepted
-memories), traps accepted (labeled days). Targets (issue 19): precision ≥ 0.95, accepted recall ≥ 0.40 on days
+memories; a persona speaker's own first-person line that sits in the other speaker's persona is a false accept
+but not an attribution error, and is counted apart), traps accepted (labeled days). Targets (issue 19): precision ≥ 0.95, accepted recall ≥ 0.40 on days
 and ≥ 0.35 on the chat sets, queued ≤ 3 per 100 turns with ≥ 60 % true, traps 0, attribution errors ≤ 1 %.
 """
 
@@ -90,6 +91,7 @@ def metrics(name: str, records: list[dict], decisions: list[str], data: dict) ->
         "queued_per_100": 100.0 * len(queued) / max(turns, 1),
         "queued_true": (sum(r["label"] == 1 for r in q_lab), len(q_lab)),
         "attribution_errors": sum(1 for r in acc if str(r.get("match", "")).startswith("attribution:")),
+        "other_persona": sum(1 for r in acc if str(r.get("match", "")).startswith("other-persona:")),
         "traps_accepted": sum(1 for r in acc if str(r.get("match", "")).startswith("trap:")),
     }
     if name == "days":
@@ -291,10 +293,11 @@ def print_rows(title: str, rows: list[dict]) -> None:
         if "grounded" in r:
             prec += f"; grounded {_fmt(r['grounded'])}"
         share = r["attribution_errors"] / r["accepted"] if r["accepted"] else 0.0
+        other = f"; {r['other_persona']} said of self, in the other's persona" if r["other_persona"] else ""
         print(
             f"| {r['set']} | {prec} | {_fmt(r['recall_acc'])} | {_fmt(r['recall_any'])} | {r['accepted']} | "
             f"{r['queued']} | {r['queued_per_100']:.2f} | {_fmt(r['queued_true'])} | "
-            f"{r['attribution_errors']} ({share:.1%}) | {r['traps_accepted']} |"
+            f"{r['attribution_errors']} ({share:.1%}){other} | {r['traps_accepted']} |"
         )
 
 

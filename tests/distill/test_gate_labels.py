@@ -1,0 +1,59 @@
+"""How the persona development set labels a candidate (``bench/gate_data.persona_label``): an attribution error is a
+memory about the wrong person, not a speaker's own first-person line that the dataset put in the other's persona.
+
+The chat is invented (a glassblower and a ferry mechanic); no development file has it. Pure: no database.
+"""
+
+from __future__ import annotations
+
+from bench.gate_data import PERSONA_NAMES, persona_label
+from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.deterministic import DeterministicExtractor
+
+QUINN, ROWAN = PERSONA_NAMES
+TURNS = [
+    (QUINN, "I blow glass in a studio by the harbour."),
+    (ROWAN, "I repair ferry engines for a living."),
+    (QUINN, "You repair ferry engines? That sounds loud."),
+]
+# Rowan's persona lists the glass studio (the generator had Quinn voice it); Quinn's lists the ferry engines.
+GOLD = [
+    {"id": "0001:Rowan:0", "person": ROWAN, "text": "I blow glass in a studio by the harbour."},
+    {"id": "0001:Quinn:0", "person": QUINN, "text": "I repair ferry engines for a living."},
+]
+
+
+def candidates(turns=TURNS):
+    utts = [UtteranceIn(index=i, speaker_name=w, is_owner=w == QUINN, text=t) for i, (w, t) in enumerate(turns)]
+    day = DayInput(
+        owner_name=QUINN, source_kind="chat", conversations=[ConversationIn(started_at=None, utterances=utts)]
+    )
+    return DeterministicExtractor().extract(day).candidates
+
+
+def label_of(turn: int):
+    found = [c for c in candidates() if c.evidence and c.evidence.first_index == turn]
+    assert found, [(c.evidence.first_index, c.content) for c in candidates()]
+    cand = found[0]
+    subject = QUINN if cand.attribution == "user" else cand.person
+    return persona_label(cand, subject, GOLD, TURNS)
+
+
+def test_a_speakers_own_line_in_the_other_persona_is_a_false_accept_not_an_attribution_error():
+    assert label_of(0) == (0, "other-persona:0001:Rowan:0")
+    assert label_of(1) == (0, "other-persona:0001:Quinn:0")
+
+
+def test_the_speakers_own_line_matching_their_own_persona_is_positive():
+    rowan_gold = [{**GOLD[1], "person": ROWAN, "id": "0001:Rowan:1"}]
+    cand = next(c for c in candidates() if c.evidence.first_index == 1)
+    assert persona_label(cand, ROWAN, rowan_gold, TURNS) == (1, "0001:Rowan:1")
+
+
+def test_a_claim_about_the_listener_matching_the_other_persona_stays_an_attribution_error():
+    # Rowan never speaks of engines; Quinn asks "You repair ferry engines?", a claim about Rowan ("you"), and the
+    # line is in Quinn's persona: the memory names the wrong person.
+    turns = [(ROWAN, "Morning! Busy day at the harbour."), (QUINN, "You repair ferry engines? That sounds loud.")]
+    cand = next(c for c in candidates(turns) if c.evidence.first_index == 1)
+    assert cand.features["grammatical_person"] == "second"
+    assert persona_label(cand, ROWAN, GOLD, turns) == (0, "attribution:0001:Quinn:0")
