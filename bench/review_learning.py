@@ -308,8 +308,10 @@ def report(result: dict) -> bool:
             f"{true} of {queued} | {acc} | "
             f"{'n/a' if prec is None else f'{prec:.2f}'} |"
         )
+    unasked = max(0, control["second"]["queued_true"] - learner["second"]["queued_true"])
     print(
         f"review band shrinks by {shrink:.0%} (target ≥ {SHRINK_TARGET:.0%}); precision holds: {holds} -> {'PASS' if ok else 'FAIL'}"
+        f"; true items no longer asked: {unasked} of {control['second']['queued_true']}"
     )
     return ok
 

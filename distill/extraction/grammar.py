@@ -36,6 +36,8 @@ _AGREE = {
     "weren't": "wasn't",
     "ain't": "isn't",
     "go": "goes",
+    "wanna": "wants to",
+    "gotta": "has to",
 }
 # Contracted subject forms.
 _CONTRACTED_FIRST = {"i'm": "is", "i've": "has", "i'll": "will", "i'd": "would", "im": "is", "ive": "has"}

@@ -130,10 +130,22 @@ def predicate_heads(sent) -> list:
         elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and _subject(t) is not None:
             if t.tag_ == "VB" and any(a.tag_ == "TO" for a in _aux_of(t)):
                 continue  # "it allowed me to explore…", "they asked him to stay": an infinitive, not a statement
+            if small_clause(t) and _person_subject(t.head):
+                continue  # "I let my kids stay up late": one claim of letting, whose clause keeps the kids
             if t.dep_ == "ccomp" and _lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
                 continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
             heads.append(t)
     return sorted(heads, key=lambda t: t.i)
+
+
+def small_clause(tok) -> bool:
+    """A bare-infinitive complement with its own subject ("makes me feel calm", "helps her sleep", "let them
+    stay"): it says nothing on its own, only with the verb that governs it."""
+    return tok.dep_ == "ccomp" and tok.tag_ == "VB" and not _aux_of(tok) and tok.head != tok
+
+
+def _person_subject(verb) -> bool:
+    return _subject_kind(_subject(verb), verb)[0] not in ("none", "thing")
 
 
 def _drop_ranges(head, heads) -> set[int]:
@@ -608,6 +620,14 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     idxs = _clause_tokens(head, heads, subj.token)
     if not idxs:
         return []
+    if small_clause(head):
+        # "The colours make me feel calm" → "The colours make Sam feel calm", not "Sam feel calm"
+        governor = head.head
+        lead = _subject(governor)
+        idxs = sorted(
+            {*(t.i for t in (lead.subtree if lead is not None else ())), *(a.i for a in _aux_of(governor)), governor.i}
+            | set(idxs)
+        )
     base, obj = _predicate_features(sent, head, real, aux, heads, idxs, modality, control)
     base.update(subject_kind=subj.kind, implicit_subject=subj.implicit, inherited_subject=subj.inherited)
     base["is_question"] = _is_question(sent, head, subj.token, heads)

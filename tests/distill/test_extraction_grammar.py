@@ -29,6 +29,8 @@ from distill.extraction.grammar import third_person, third_singular
         ("I taught myself to splice rope", "Sam taught themself to splice rope."),
         ("I haven't had a drink in ten years", "Sam hasn't had a drink in ten years."),
         ("I'd never sailed before May", "Sam had never sailed before May."),
+        ("I wanna rebuild the dinghy", "Sam wants to rebuild the dinghy."),
+        ("I gotta renew my skipper's ticket", "Sam has to renew Sam's skipper's ticket."),
     ],
 )
 def test_first_person_becomes_a_correct_third_person_sentence(clause, expected):
@@ -119,3 +121,21 @@ def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
 )
 def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expected):
     assert third_person(clause, "Sam", "first") == expected
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # a bare-infinitive complement keeps the verb that governs it: not "Sam feel steady", "Sam sleep"
+        ("Rowing at dawn makes me feel steady.", ["Rowing at dawn makes Sam feel steady."]),
+        ("The lavender oil helps me sleep on night shifts.", ["The lavender oil helps Sam sleep on night shifts."]),
+        ("My brother helps me run the chandlery.", ["Sam's brother helps Sam run the chandlery."]),
+        ("I let my nephews steer the boat in the harbour.", ["Sam lets Sam's nephews steer the boat in the harbour."]),
+    ],
+)
+def test_a_small_clause_is_one_claim_with_its_governing_verb(turn, expected):
+    day = DayInput(
+        owner_name="Sam Okafor",
+        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
+    )
+    assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected

@@ -55,6 +55,20 @@ def test_fit_lowers_a_family_its_owner_always_rejects():
     assert learning.fit(examples).probability(0.55, "plan:visit_aquarium", "owner") < 0.45
 
 
+def test_an_owner_who_mostly_says_yes_is_not_asked_less():
+    # 7 of 9 accepted where the model said 0.86: the model was a little sure of itself, but what it asks is
+    # mostly true, so the gate keeps asking (before: a negative shift dropped the next such claims unasked).
+    examples = [learning.Example("place:live_near|owner", 0.86, int(i < 7)) for i in range(9)]
+    model = learning.fit(examples)
+    assert model.shift == 0.0 and model.probability(0.86, "place:live_near", "owner") == pytest.approx(0.86)
+
+
+def test_an_owner_who_mostly_says_no_is_asked_less():
+    examples = [learning.Example("place:live_near|owner", 0.86, int(i < 3)) for i in range(9)]
+    model = learning.fit(examples)
+    assert model.shift < 0 and model.probability(0.86, "place:live_near", "owner") < 0.8
+
+
 def test_learning_never_demotes_what_the_shipped_model_accepts():
     adjustment = learning.Adjustment(shift=-3.0)
     item = learning.adjust(scored("Alice speaks Basque.", 0.9), adjustment, accept_threshold=0.7)
