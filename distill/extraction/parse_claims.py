@@ -166,6 +166,9 @@ def _drop_ranges(head, heads) -> set[int]:
         marks = {_lemma(m) for m in c.children if m.dep_ == "mark"}
         if c.dep_ == "advcl" and (marks & CONDITION_MARKS or (c.i < head.i and marks & FRAME_MARKS)):
             cut.update(t.i for t in c.subtree)
+        elif c.dep_ == "advcl" and c.i > head.i and marks & COMMENT_CONJUNCTIONS and _subject(c) is not None:
+            # "I'm a farrier so I can't help looking at hooves": the result clause is a comment, as after ", so"
+            cut.update(t.i for t in c.subtree)
         elif c.dep_ == "cc" and c.lower_ in COMMENT_CONJUNCTIONS and c.i > head.i and doc[c.i - 1].text == ",":
             # ", so no cashews at all": what follows is a comment on the claim (a second predicate is a head
             # of its own and was cut above)

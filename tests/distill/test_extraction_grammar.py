@@ -139,3 +139,24 @@ def test_a_small_clause_is_one_claim_with_its_governing_verb(turn, expected):
         conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
     )
     assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # a result clause after "so" comments on the claim: the claim is what comes before it
+        ("I'm a retired farrier so I can't help looking at hooves.", ["Sam is a retired farrier."]),
+        # with the comma the parser makes the result clause the root: two claims, neither with the other's words
+        (
+            "I'm a retired farrier, so I can't help looking at hooves.",
+            ["Sam is a retired farrier.", "Sam can't help looking at hooves."],
+        ),
+        ("I moved to Hobart so that I could be near my sister.", ["Sam moved to Hobart."]),
+    ],
+)
+def test_a_result_clause_after_so_is_not_part_of_the_claim(turn, expected):
+    day = DayInput(
+        owner_name="Sam Okafor",
+        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
+    )
+    assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
