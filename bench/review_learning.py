@@ -309,9 +309,11 @@ def report(result: dict) -> bool:
             f"{'n/a' if prec is None else f'{prec:.2f}'} |"
         )
     unasked = max(0, control["second"]["queued_true"] - learner["second"]["queued_true"])
+    promoted = min(unasked, max(0, learner["precision"][1] - control["precision"][1]))
     print(
         f"review band shrinks by {shrink:.0%} (target ≥ {SHRINK_TARGET:.0%}); precision holds: {holds} -> {'PASS' if ok else 'FAIL'}"
-        f"; true items no longer asked: {unasked} of {control['second']['queued_true']}"
+        f"; true items no longer asked: {unasked} of {control['second']['queued_true']} "
+        f"({promoted} accepted without asking, {unasked - promoted} dropped)"
     )
     return ok
 

@@ -430,8 +430,9 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "- locomo: an observation of the candidate's own turn, same person, containment ≥ 0.5 → positive; "
         "anything else negative (a match about another person is an attribution error).",
         "- persona: a persona statement is *voiced* when one of its own speaker's turns matches it (containment "
-        "≥ 0.5). Matching a voiced statement of the same speaker → positive; of the wrong person → negative; "
-        "matching none → neutral (persona lists are not exhaustive), not trained on.",
+        "≥ 0.5). Matching a voiced statement of the same speaker → positive; of the wrong person → negative "
+        "(an attribution error, unless the speaker said it of themselves in the first person: then counted "
+        "apart); matching none → neutral (persona lists are not exhaustive), not trained on.",
         "",
         "## Counts",
         "",

@@ -91,7 +91,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.17"
+    VERSION = "2.18"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)

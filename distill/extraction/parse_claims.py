@@ -245,12 +245,27 @@ def _clause_tokens(head, heads, subject) -> list[int]:
             idxs = idxs[commas[-1] + 1 :]
         while idxs and idxs[0] < subject.i and doc[idxs[0]].lower_ in ("so", "and", "but", "well", "oh", "then"):
             idxs.pop(0)
+        idxs = _after_dash_lead_in(doc, idxs, subject)
     while idxs and doc[idxs[-1]].is_punct:
         idxs.pop()
     # "…, Sam.": a name said to the listener closing the clause is not part of it.
     if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
         idxs = idxs[:-2]
     return idxs
+
+
+DASHES = {"-", "–", "—", "--"}
+MAX_LEAD_IN = 6  # tokens
+
+
+def _after_dash_lead_in(doc, idxs: list[int], subject) -> list[int]:
+    """ "Big news - I adopted a greyhound" → "I adopted a greyhound": a short lead-in closed by a dash before
+    the clause's subject is not part of the claim (a dash inside the subject, "my sister - a nurse -", is)."""
+    own = {t.i for t in subject.subtree}
+    dashes = [n for n, i in enumerate(idxs) if i < subject.i and doc[i].text in DASHES and i not in own]
+    if not dashes or dashes[-1] > MAX_LEAD_IN or any(i in own for i in idxs[: dashes[-1]]):
+        return idxs
+    return idxs[dashes[-1] + 1 :]
 
 
 def _object_of(head):

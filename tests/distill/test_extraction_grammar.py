@@ -160,3 +160,22 @@ def test_a_result_clause_after_so_is_not_part_of_the_claim(turn, expected):
         conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
     )
     assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("Big news - I adopted a greyhound.", ["Sam adopted a greyhound."]),
+        (
+            "A lot's happened - I just got accepted to a glassblowing residency.",
+            ["Sam just got accepted to a glassblowing residency."],
+        ),
+        ("Honestly - I never liked jazz.", ["Sam never liked jazz."]),
+    ],
+)
+def test_a_short_lead_in_closed_by_a_dash_is_not_part_of_the_claim(turn, expected):
+    day = DayInput(
+        owner_name="Sam Okafor",
+        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
+    )
+    assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
