@@ -123,6 +123,15 @@ def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expect
     assert third_person(clause, "Sam", "first") == expected
 
 
+def contents_of(turn: str) -> list[str]:
+    """The memory text of every candidate one owner's turn gives."""
+    day = DayInput(
+        owner_name="Sam Okafor",
+        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
+    )
+    return [c.content for c in DeterministicExtractor().extract(day).candidates]
+
+
 @pytest.mark.parametrize(
     "turn,expected",
     [
@@ -134,11 +143,7 @@ def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expect
     ],
 )
 def test_a_small_clause_is_one_claim_with_its_governing_verb(turn, expected):
-    day = DayInput(
-        owner_name="Sam Okafor",
-        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
-    )
-    assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
+    assert contents_of(turn) == expected
 
 
 @pytest.mark.parametrize(
@@ -155,11 +160,7 @@ def test_a_small_clause_is_one_claim_with_its_governing_verb(turn, expected):
     ],
 )
 def test_a_result_clause_after_so_is_not_part_of_the_claim(turn, expected):
-    day = DayInput(
-        owner_name="Sam Okafor",
-        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
-    )
-    assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
+    assert contents_of(turn) == expected
 
 
 @pytest.mark.parametrize(
@@ -174,8 +175,4 @@ def test_a_result_clause_after_so_is_not_part_of_the_claim(turn, expected):
     ],
 )
 def test_a_short_lead_in_closed_by_a_dash_is_not_part_of_the_claim(turn, expected):
-    day = DayInput(
-        owner_name="Sam Okafor",
-        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
-    )
-    assert [c.content for c in DeterministicExtractor().extract(day).candidates] == expected
+    assert contents_of(turn) == expected
