@@ -188,6 +188,7 @@ def demo_site(django_db_setup, django_db_blocker, browser):
     Tests using it carry a plain ``django_db`` mark (so the test database exists); the seeded rows are committed
     here, stay for the whole module, and are flushed after it."""
     from django.core.management import call_command
+    from django.db import connections
     from pytest_django.live_server_helper import LiveServer
 
     from memory_site.management.commands.up import DEMO_PASSWORD
@@ -211,6 +212,9 @@ def demo_site(django_db_setup, django_db_blocker, browser):
                 handle.stop()
             _wait_for_other_sessions_to_close()
             call_command("flush", interactive=False, verbosity=0)
+            # The session that seeded and flushed is not the one the next module's tests get: left open, it
+            # outlived the test database ("database is being accessed by other users" when pytest dropped it).
+            connections.close_all()
 
 
 def _wait_for_live_requests_to_finish(seconds: float = 5.0) -> None:
