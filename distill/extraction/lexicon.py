@@ -63,6 +63,8 @@ CONDITION_MARKS = {"if", "unless", "whether", "assuming", "provided", "suppose",
 FRAME_MARKS = {"since", "after", "before", "once", "while", "when", "whenever", "until", "till", "as"}
 # Coordinators that start a comment on the claim rather than another part of it ("…, so no cashews at all").
 COMMENT_CONJUNCTIONS = {"so", "but", "yet"}
+# Dashes as a tokeniser leaves them: one closing a short lead-in ("Big news - I adopted a greyhound").
+DASHES = {"-", "–", "—", "--"}
 INTENSIFIERS = {"totally", "literally", "basically", "officially", "absolutely", "completely", "so", "super", "such"}
 POSITIVE_EVALUATIVES = {
     "great",

@@ -26,6 +26,7 @@ from distill.extraction.lexicon import (
     CONDITION_MARKS,
     CONFIRMATION_TAGS,
     CONTROL_VERBS,
+    DASHES,
     DATE_LABELS,
     FIRST,
     FIRST_PLURAL,
@@ -254,8 +255,7 @@ def _clause_tokens(head, heads, subject) -> list[int]:
     return idxs
 
 
-DASHES = {"-", "–", "—", "--"}
-MAX_LEAD_IN = 6  # tokens
+MAX_LEAD_IN = 6  # tokens before the dash
 
 
 def _after_dash_lead_in(doc, idxs: list[int], subject) -> list[int]:
