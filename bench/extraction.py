@@ -435,7 +435,7 @@ def pipeline_convos(recording: dict):
 
 def day_inputs(day: dict) -> dict:
     """One labeled day as the gate's input, per device: the connectors' output after the transcript pipeline."""
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+    from distill.extraction.base import ConversationIn, DayInput, TurnIn
 
     inputs = {}
     for rec in day["recordings"]:
@@ -443,9 +443,9 @@ def day_inputs(day: dict) -> dict:
         for c in pipeline_convos(rec):
             utts = []
             for t in c.turns:
-                utts.append(UtteranceIn(idx, t.speaker_name, bool(t.is_wearer), t.text, t.started_at))
+                utts.append(TurnIn(idx, t.speaker_name, bool(t.is_wearer), t.text, t.started_at))
                 idx += 1
-            convs.append(ConversationIn(started_at=c.started_at, utterances=utts, external_id=c.external_id))
+            convs.append(ConversationIn(started_at=c.started_at, turns=utts, external_id=c.external_id))
         inputs[rec["source"]] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=rec["source"])
     return inputs
 
@@ -455,11 +455,11 @@ def siblings_for(inputs: dict, kind: str) -> list:
     from distill import pipeline
 
     return [
-        pipeline.SiblingUtterance(other, u.text, u.is_owner, u.started_at)
+        pipeline.SiblingTurn(other, u.text, u.is_owner, u.started_at)
         for other, di in sorted(inputs.items())
         if other != kind
         for c in di.conversations
-        for u in c.utterances
+        for u in c.turns
     ]
 
 def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
@@ -476,7 +476,7 @@ def run_dry(days: list[dict]) -> tuple[list[Memory], str]:
     stored = []
     for day in days:
         inputs = day_inputs(day)
-        stored += [u.text for di in inputs.values() for c in di.conversations for u in c.utterances]
+        stored += [u.text for di in inputs.values() for c in di.conversations for u in c.turns]
         for kind, day_input in inputs.items():
             siblings = siblings_for(inputs, kind)
             out = pipeline.run(

@@ -137,13 +137,13 @@ def neutral_conversation(session: Session):
 
 def session_input(session: Session):
     """One LoCoMo session as the gate's input: speaker_a is the owner, one conversation, its dialog ids kept."""
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+    from distill.extraction.base import ConversationIn, DayInput, TurnIn
 
     utts = [
-        UtteranceIn(i, t["speaker"], t["speaker"] == session.owner, t["text"], session.started_at)
+        TurnIn(i, t["speaker"], t["speaker"] == session.owner, t["text"], session.started_at)
         for i, t in enumerate(session.turns)
     ]
-    conv = ConversationIn(started_at=session.started_at, utterances=utts, external_id=str(session.number))
+    conv = ConversationIn(started_at=session.started_at, turns=utts, external_id=str(session.number))
     return DayInput(owner_name=session.owner, conversations=[conv], source_kind="chat")
 
 

@@ -79,11 +79,11 @@ def _file_hash(*paths: Path) -> str:
 
 def extractor_key() -> str:
     _setup()
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+    from distill.extraction.base import ConversationIn, DayInput, TurnIn
     from distill.extraction.llm import extract_day
 
-    utt = UtteranceIn(index=0, speaker_name="A", is_owner=True, text="I work at a bakery.")
-    res = extract_day(DayInput(owner_name="A", conversations=[ConversationIn(started_at=None, utterances=[utt])]))
+    utt = TurnIn(index=0, speaker_name="A", is_owner=True, text="I work at a bakery.")
+    res = extract_day(DayInput(owner_name="A", conversations=[ConversationIn(started_at=None, turns=[utt])]))
     return f"{res.extractor}-{res.extractor_version}"
 
 
@@ -103,7 +103,7 @@ def _extract(day_input, siblings=None) -> list[tuple]:
     from distill.extraction.llm import extract_day
 
     owner = (day_input.owner_name or "the user").split()[0]
-    by_index = {u.index: u for conv in day_input.conversations for u in conv.utterances}
+    by_index = {u.index: u for conv in day_input.conversations for u in conv.turns}
     out = []
     for cand in extract_day(day_input).candidates:
         utt = by_index.get(cand.evidence.first_index) if cand.evidence else None
@@ -296,7 +296,7 @@ def _said_of_self(cand, subject: str, turns: list[tuple[str, str]]) -> bool:
 
 def build_persona() -> dict:
     _setup()
-    from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+    from distill.extraction.base import ConversationIn, DayInput, TurnIn
 
     records, turns, gold = [], {}, {}
     for conv in persona_rows():
@@ -304,13 +304,13 @@ def build_persona() -> dict:
         turns[group] = len(conv["turns"])
         gold[group] = voiced(conv)
         utts = [
-            UtteranceIn(index=i, speaker_name=who, is_owner=who == PERSONA_NAMES[0], text=text)
+            TurnIn(index=i, speaker_name=who, is_owner=who == PERSONA_NAMES[0], text=text)
             for i, (who, text) in enumerate(conv["turns"])
         ]
         day = DayInput(
             owner_name=PERSONA_NAMES[0],
             source_kind="chat",
-            conversations=[ConversationIn(started_at=None, utterances=utts, external_id=group)],
+            conversations=[ConversationIn(started_at=None, turns=utts, external_id=group)],
         )
         for cand, agreeing, text in _extract(day):
             subject = PERSONA_NAMES[0] if cand.attribution == "user" else (cand.person or "")

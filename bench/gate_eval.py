@@ -218,7 +218,7 @@ def speed(turns_wanted: int = 2000) -> dict:
     from bench import extraction as xb
     from bench import gate_data
     from distill import gate_model, pipeline, trust
-    from distill.extraction.base import Candidate, ConversationIn, DayInput, ExtractionResult, UtteranceIn
+    from distill.extraction.base import Candidate, ConversationIn, DayInput, ExtractionResult, TurnIn
 
     t = time.perf_counter()
     gate_model.load()
@@ -236,8 +236,8 @@ def speed(turns_wanted: int = 2000) -> dict:
     convs = [
         ConversationIn(
             started_at=None,
-            utterances=[
-                UtteranceIn(index=i, speaker_name=w, is_owner=m, text=x)
+            turns=[
+                TurnIn(index=i, speaker_name=w, is_owner=m, text=x)
                 for i, (w, m, x) in enumerate(turns[k : k + 50], start=k)
             ],
         )

@@ -137,7 +137,7 @@ def imitation(faults: float, seed: int):
         system, data = messages[0]["content"], find_payload(messages[1]["content"]) or {}
         if "extract durable" in system:
             turns = [t for t in data.get("turns", []) if t["is_owner"]][:3]
-            items = [{"utterance_index": t["i"], "subject": "user", "person": None, "content": f"{data['owner']} said: "
+            items = [{"turn_index": t["i"], "subject": "user", "person": None, "content": f"{data['owner']} said: "
                       f"{t['text'][:80]}", "kind": "other", "importance": "low", "confidence": 0.7} for t in turns]  # fmt: skip
             return json.dumps({"candidates": items})
         if "judge candidate" in system:

@@ -37,13 +37,13 @@ class Turn:
     speaker: Speaker
     text: str
     at: datetime | None = None
-    ref: dict = field(default_factory=dict)  # merged into the evidence source_ref (e.g. utterance index, url)
+    ref: dict = field(default_factory=dict)  # merged into the evidence source_ref (e.g. the source's line index, url)
 
 
 @dataclass
 class Conversation:
     source_key: str  # gate-policy key and ledger source label: "wearable:limitless", "chat:claude-code", "agent:mcp"
-    source_type: str  # evidence source_type: "transcript" | "chat" | "screen_event" | "agent" | "native_memory"
+    source_type: str  # the evidence source_type, in the source's own word ("chat", "screen_event", "agent", …)
     scope_key: str  # the unit one pass re-runs idempotently: "wearable:limitless:2026-06-08", "chat:<id>"
     day_key: str  # owner-local ISO date, for "same day" corroboration and daily caps
     turns: list[Turn]

@@ -1,7 +1,7 @@
 """Hooks sources register at ``AppConfig.ready()`` so the gate can use what only they know, without importing them.
 
 Corroboration: ``register_corroboration(source_prefix, fn)``. ``fn(*, owner, source_key, day_key, scope_key)``
-returns ``list[Sighting]``: what OTHER captures of the same day heard (another device's transcript). The gate
+returns ``list[Sighting]``: what OTHER captures of the same day heard (another device's record of the talk). The gate
 uses them to raise the trust of a claim another capture also heard, or to doubt one another capture heard
 differently. The longest registered prefix of the pass's ``source_key`` wins.
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from distill.conversation import Conversation, Role, Turn
-from distill.extraction.base import Candidate, ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import Candidate, ConversationIn, DayInput, TurnIn
 
 
 @dataclass
@@ -31,7 +31,7 @@ class TurnMap:
             return None, {}
         conv, turn = first
         ref = dict(conv.source_ref) | dict(turn.ref)
-        # A two-item list in a turn's ref is a range ({"utterances": [7, 7]}): the claim spans first..last turn.
+        # A two-item list in a turn's ref is a range ({"lines": [7, 7]}): the claim spans first..last turn.
         for key, value in turn.ref.items():
             end = last[1].ref.get(key)
             if isinstance(value, list) and len(value) == 2 and isinstance(end, list) and len(end) == 2:
@@ -52,11 +52,11 @@ def day_input(conversations: list[Conversation], owner_name: str, source_kind: s
     convs: list[ConversationIn] = []
     n = 0
     for conv in conversations:
-        utterances = []
+        turns = []
         for turn in conv.turns:
             mapping.turns[n] = (conv, turn)
-            utterances.append(
-                UtteranceIn(
+            turns.append(
+                TurnIn(
                     index=n,
                     speaker_name=turn.speaker.name or "",
                     is_owner=bool(turn.speaker.is_owner),
@@ -68,7 +68,7 @@ def day_input(conversations: list[Conversation], owner_name: str, source_kind: s
         convs.append(
             ConversationIn(
                 started_at=conv.started_at or (conv.turns[0].at if conv.turns else None),
-                utterances=utterances,
+                turns=turns,
                 external_id=conv.external_id,
                 title=conv.title,
                 owner_confidence=_owner_confidence(conv),

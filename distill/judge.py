@@ -2,7 +2,7 @@
 
 Without an LLM there is no judge (verdict None) and the trust decision runs without it. Every failure (cap,
 configuration, timeout, HTTP error, invalid answer, an answer about no candidate) gives no verdicts, a warning
-and a counted fallback. Claims and quotes (the claim text was written by a model from the transcript) travel
+and a counted fallback. Claims and quotes (the claim text was written by a model from the talk) travel
 only inside the call's fence. The call counts against the owner's daily cap, also for native-memory imports.
 """
 

@@ -17,11 +17,12 @@ from distill.judge import judge as run_judge
 from distill.models import Mode
 
 SIBLING_WINDOW = timedelta(seconds=150)
+MODE_OFF_WARNING = "memory mode off: the talk is kept, no memories are made"
 DISAGREEMENT_CAPTURE = 0.35
 
 
 @dataclass
-class SiblingUtterance:
+class SiblingTurn:
     source_kind: str
     text: str
     is_owner: bool
@@ -44,7 +45,7 @@ class ActiveMemory:
 class PassInput:
     day: DayInput
     policy: trust.Policy
-    siblings: list[SiblingUtterance] = field(default_factory=list)
+    siblings: list[SiblingTurn] = field(default_factory=list)
     active: list[ActiveMemory] = field(default_factory=list)
     existing_hashes: set[str] = field(default_factory=set)
     existing_today: int = 0
@@ -82,7 +83,7 @@ def cross_check(cand: Candidate, utt_time: datetime | None, utt_is_owner: bool, 
     drop = {trust._stem(w) for w in _subject_words(cand, owner)}
     agreeing: set[str] = set()
     disagreement = ""
-    by_source: dict[str, list[SiblingUtterance]] = {}
+    by_source: dict[str, list[SiblingTurn]] = {}
     for sib in siblings:
         if utt_time is not None and sib.started_at is not None and abs(sib.started_at - utt_time) > SIBLING_WINDOW:
             continue
@@ -124,13 +125,13 @@ def run(inp: PassInput) -> PassOutput:
     day = inp.day
     out = PassOutput()
     if inp.policy.mode == Mode.OFF:
-        out.warnings.append("memory mode off: transcript only")
+        out.warnings.append(MODE_OFF_WARNING)
         return out
     extraction = inp.extraction if inp.extraction is not None else extract_day(day)
     out.warnings += extraction.warnings
     out.extractor, out.extractor_version = extraction.extractor, extraction.extractor_version
     owner = (day.owner_name or "the user").split()[0]
-    utt_by_index = {u.index: u for conv in day.conversations for u in conv.utterances}
+    utt_by_index = {u.index: u for conv in day.conversations for u in conv.turns}
 
     checks = []
     for cand in extraction.candidates:

@@ -120,7 +120,7 @@ def distill(
     gate = policies.get_policy(owner, source_key)
     policy = policies.as_trust_policy(gate)
     if policy.mode == Mode.OFF:
-        report.warnings.append("memory mode off: transcript only")
+        report.warnings.append(pipeline.MODE_OFF_WARNING)
         return report
     conversations = [c for c in conversations if c.turns]
     if not conversations:
@@ -130,7 +130,7 @@ def distill(
     day, tmap = day_input(conversations, owner_name(owner), source_kind=source_key.split(":")[-1])
     day.owner_key = str(owner.pk)  # the LLM extractor's daily call cap is per owner
     siblings = [
-        pipeline.SiblingUtterance(s.source, s.text, s.is_owner, s.at)
+        pipeline.SiblingTurn(s.source, s.text, s.is_owner, s.at)
         for s in hooks.sightings(
             owner=owner, source_key=source_key, day_key=day_key, scope_key=scope_key, hook=corroboration
         )
@@ -419,8 +419,8 @@ def upsert_digest(
     key: str,
     title: str,
     items: list[DigestItem],
+    source_type: str,
     timezone_name: str = "UTC",
-    source_type: str = "transcript",
     source_ref: dict | None = None,
     ended_at: datetime | None = None,
 ):
@@ -444,7 +444,7 @@ def upsert_digest(
         source_label=source_key,
         source_type=source_type,
         source_ref=dict(source_ref or {}),
-        status="pending_review" if policies.get_policy(owner, source_key).mode == Mode.REVIEW else "accepted",
+        status=Status.PENDING_REVIEW if policies.get_policy(owner, source_key).mode == Mode.REVIEW else Status.ACCEPTED,
     )
 
 
@@ -455,7 +455,7 @@ def record_episode(*, owner, source_key: str, key: str, summary: str, **fields):
     mode = policies.get_policy(owner, source_key).mode
     if mode == Mode.OFF:
         return None
-    fields.setdefault("status", "pending_review" if mode == Mode.REVIEW else "accepted")
+    fields.setdefault("status", Status.PENDING_REVIEW if mode == Mode.REVIEW else Status.ACCEPTED)
     fields.setdefault("source_label", source_key)
     return layers.upsert_episode(owner=owner, key=key, summary=summary, **fields)
 

@@ -27,7 +27,7 @@ from ledger.lexicon import STOPWORDS, claim_stem
 DEFAULT_SOURCE_TRUST = 0.8  # neutral: the model was trained at it
 DEFAULT_AUTO_APPROVE = 0.7  # GatePolicy defaults: left as they are, the model's calibrated lines apply
 DEFAULT_REVIEW = 0.45
-CORROBORATION_COVERAGE = 0.6  # share of the claim's tokens the other transcript must contain
+CORROBORATION_COVERAGE = 0.6  # share of the claim's tokens the other capture must contain
 LOW_CAPTURE = 0.5  # below this the text itself is doubtful: review at best
 
 # The gate's decisions are ledger statuses (one definition: ledger.choices.Status).

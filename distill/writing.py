@@ -287,7 +287,7 @@ def supersede_older(ctx: WriteContext, fact: Fact, cand: Candidate) -> int:
     older = (
         Fact.objects.owned_by(ctx.owner)
         .filter(pk__in=earlier, subject_kind=fact.subject_kind, subject_entity=fact.subject_entity)
-        .filter(status__in=list(ACTIVE) if fact.status == Status.ACCEPTED else ["pending_review"])
+        .filter(status__in=list(ACTIVE) if fact.status == Status.ACCEPTED else [Status.PENDING_REVIEW])
         .exclude(pk=fact.pk)
     )
     drop = {w.lower() for w in (cand.person or "").split()} | {(fact.content.split() or [""])[0].lower().strip("'s")}

@@ -3,8 +3,8 @@ never through the string literal. An AST scan of every app fails on a new litera
 
 A literal counts when it is one of the vocabulary's values and stands where a status or mode is compared or set:
 either side of a comparison with something named ``*status*``/``*mode*`` (``x.status == "accepted"``,
-``mode in ("review", "auto")``), a keyword argument, a parameter default, an assignment target or a dict key
-of that name. The definitions themselves (TextChoices class bodies) and migrations are not scanned.
+``mode in ("review", "auto")``), a keyword argument, a parameter default, an assignment target, a dict key or
+the key of ``setdefault``/``get`` of that name, also as either branch of a conditional expression. The definitions themselves (TextChoices class bodies) and migrations are not scanned.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ def _literals(node: ast.AST | None) -> list[ast.Constant]:
         return [node]
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return [c for element in node.elts for c in _literals(element)]
+    if isinstance(node, ast.IfExp):
+        return _literals(node.body) + _literals(node.orelse)
     return []
 
 
@@ -68,6 +70,15 @@ class _Scan(ast.NodeVisitor):
             for other in operands:
                 if other is not operand:
                     self._check(name, other)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        """``fields.setdefault("status", "accepted")``, ``row.get("mode", "auto")``: the key names the value."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("setdefault", "get") and len(node.args) == 2:
+            key = node.args[0]
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                self._check(key.value.lower(), node.args[1])
         self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
@@ -123,6 +134,7 @@ def test_the_scan_catches_each_way_a_literal_can_slip_in(tmp_path):
         "    if fact.status == 'accepted' or rows['status'] in ('dropped', 'pending'):\n"
         "        fact.status = 'superseded'\n"
         "    query(status__in=['pending_review'])\n"
+        "    fields.setdefault('status', 'pending_review' if fact else 'accepted')\n"
         "    return {'status': 'retracted', 'mode': 'review', 'kind': 'accepted'}\n"
     )
     found = _scan(sample)
@@ -134,6 +146,8 @@ def test_the_scan_catches_each_way_a_literal_can_slip_in(tmp_path):
         "'pending' (status)",
         "'superseded' (status)",
         "'pending_review' (status__in)",
+        "'pending_review' (status)",
+        "'accepted' (status)",
         "'retracted' (status)",
         "'review' (mode)",
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from distill.extraction.base import Candidate, ConversationIn, DayInput, ExtractionResult, UtteranceIn
+from distill.extraction.base import Candidate, ConversationIn, DayInput, ExtractionResult, TurnIn
 from distill.extraction.deterministic import DeterministicExtractor
 from distill.extraction.llm import LLMExtractor, extract_day
 
@@ -13,6 +13,6 @@ __all__ = [
     "DeterministicExtractor",
     "ExtractionResult",
     "LLMExtractor",
-    "UtteranceIn",
+    "TurnIn",
     "extract_day",
 ]

@@ -19,8 +19,8 @@ ATTRIBUTIONS = ("user", "third_party", "unknown")
 
 
 @dataclass
-class UtteranceIn:
-    index: int  # position within the day transcript (stable link target: #u-<index>)
+class TurnIn:
+    index: int  # position within the pass's talk, across its conversations (stable link target)
     speaker_name: str  # a human name, or the provider label when no name is known
     is_owner: bool
     text: str  # cleaned and redacted upstream
@@ -30,10 +30,10 @@ class UtteranceIn:
 @dataclass
 class ConversationIn:
     started_at: datetime | None
-    utterances: list[UtteranceIn]
+    turns: list[TurnIn]
     external_id: str = ""
     title: str = ""
-    owner_confidence: float = 1.0  # how sure the transcript pipeline is about which speaker is the owner
+    owner_confidence: float = 1.0  # how sure the source is about which speaker is the owner
 
 
 @dataclass
@@ -48,7 +48,7 @@ class DayInput:
 class Evidence:
     first_index: int
     last_index: int
-    quote: str  # the (already redacted) utterance text the claim came from
+    quote: str  # the (already redacted) text of the turn the claim came from
 
 
 @dataclass

@@ -20,7 +20,7 @@ import re
 
 from lemminflect import getAllLemmas, getInflection
 
-from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
+from distill.extraction.base import Candidate, ConversationIn, TurnIn
 from distill.extraction.grammar import third_singular
 from distill.extraction.screens import has_finite_verb, not_a_claim, readings
 from distill.extraction.text import _SENTENCE, clean
@@ -31,10 +31,10 @@ REVIEW_CONFIDENCE = 0.7  # an answer rests on two turns: review, never accepted 
 _MEDIA = re.compile(r"\b(?:show|series|movie|film|episode|season|podcast|book|song|album|game|channel)s?\b", re.I)
 
 
-def yes_no_candidate(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names: dict, classify):
+def yes_no_candidate(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, names: dict, classify):
     """The answer to another speaker's yes/no or how-long question about the answerer ("Do you keep bees?" /
     "Yes, two hives."): a statement about the answerer, for review."""
-    asked = conv.utterances[pos - 1] if pos else None
+    asked = conv.turns[pos - 1] if pos else None
     if asked is None or (asked.speaker_name == utt.speaker_name and asked.is_owner == utt.is_owner):
         return None
     person = "" if utt.is_owner else names.get(utt.speaker_name, "")

@@ -2,7 +2,7 @@
 
 One speaker proposes ("Let's move the launch to March"), the other agrees in the next
 turn ("Deal."). When the owner is one of the two, that is a decision of the owner's, worth keeping, but the
-transcript only shows a proposal and a short reply: review, never accepted on this path.
+talk only shows a proposal and a short reply: review, never accepted on this path.
 
 A proposal about the moment ("let's grab a coffee", "let's see", "let's do it") is no decision: a light verb, a
 pronoun for an object or a same-day time leaves it out, and so does a reply that is not a plain yes.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from distill.extraction.base import Candidate, ConversationIn, UtteranceIn
+from distill.extraction.base import Candidate, ConversationIn, TurnIn
 from distill.extraction.screens import not_a_claim, readings
 from distill.extraction.text import _LEAD, _SENTENCE, clean
 
@@ -35,10 +35,10 @@ _LIGHT_VERBS = set(
 _PERSONAL = re.compile(r"\b(?:i|me|my|mine|you|your|yours|he|she|him|her|it|them)\b", re.IGNORECASE)
 
 
-def agreed_proposal(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names: dict) -> Candidate | None:
+def agreed_proposal(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, names: dict) -> Candidate | None:
     """ "Let's cancel the Lisbon trip." / "Okay." → "<owner> and <other> decided to cancel the Lisbon trip."
     (for review), when the owner proposed or agreed and the other speaker is in the very next turn."""
-    reply = conv.utterances[pos + 1] if pos + 1 < len(conv.utterances) else None
+    reply = conv.turns[pos + 1] if pos + 1 < len(conv.turns) else None
     if reply is None or reply.is_owner == utt.is_owner or not _AGREEMENT.match(clean(reply.text)):
         return None
     other = reply if utt.is_owner else utt  # exactly one of the two turns is the owner's
@@ -97,9 +97,7 @@ _CANCEL = re.compile(
 
 def later_texts(conversations: list[ConversationIn]) -> list[tuple[int, int, str]]:
     """(conversation, position, cleaned text) of every turn of the day, in order."""
-    return [
-        (ci, pos, clean(utt.text)) for ci, conv in enumerate(conversations) for pos, utt in enumerate(conv.utterances)
-    ]
+    return [(ci, pos, clean(utt.text)) for ci, conv in enumerate(conversations) for pos, utt in enumerate(conv.turns)]
 
 
 def cancels(text: str) -> bool:
@@ -108,7 +106,7 @@ def cancels(text: str) -> bool:
 
 
 def cancelled_later(content: str, later: list[str], tokens: Callable[[str], set[str]]) -> bool:
-    """A plan is doubtful when a later utterance the same day cancels or moves something sharing its terms."""
+    """A plan is doubtful when a later turn the same day cancels or moves something sharing its terms."""
     if _CANCEL.search(content):
         return False  # a plan to cancel something is confirmed, not undone, by talk of cancelling it
     name = content.split()[0].lower().strip("'s")

@@ -26,7 +26,7 @@ from distill.extraction.base import (
     Evidence,
     ExtractionResult,
     Extractor,
-    UtteranceIn,
+    TurnIn,
 )
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
@@ -85,7 +85,7 @@ class _Turn:
 
     __slots__ = ("utt", "text", "doc", "pos", "order")
 
-    def __init__(self, utt: UtteranceIn, text: str, pos: int):
+    def __init__(self, utt: TurnIn, text: str, pos: int):
         self.utt, self.text, self.pos, self.doc, self.order = utt, text, pos, None, -1
 
 
@@ -96,7 +96,7 @@ class DeterministicExtractor(Extractor):
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
         owner = (day.owner_name or "The user").split()[0]
-        convs = [[_Turn(u, clean(u.text), p) for p, u in enumerate(c.utterances)] for c in day.conversations]
+        convs = [[_Turn(u, clean(u.text), p) for p, u in enumerate(c.turns)] for c in day.conversations]
         turns = [t for c in convs for t in c if t.text]
         for turn, doc in zip(turns, nlp.parse(t.text for t in turns), strict=True):
             turn.doc = doc
@@ -283,7 +283,7 @@ class _TurnContext:
         said = _addressee(utt.text, self.owner)
         if said:
             return said
-        others = {self.names.get(u.speaker_name, "") for u in self.conv.utterances if not u.is_owner}
+        others = {self.names.get(u.speaker_name, "") for u in self.conv.turns if not u.is_owner}
         others.discard("")
         return next(iter(others)) if len(others) == 1 else ""
 
@@ -346,7 +346,7 @@ class _TurnContext:
         few turns before it: a PERSON entity, or a proper noun the parser made a subject or object (never one
         the recogniser took for a place or organisation)."""
         speakers = {self.owner.lower()} | {n.lower() for n in self.names.values()}
-        speakers |= {u.speaker_name.lower() for u in self.conv.utterances}
+        speakers |= {u.speaker_name.lower() for u in self.conv.turns}
         seen: list[str] = []
         start = max(0, self.turn.pos - PRONOUN_WINDOW)
         for t in self.cturns[start : self.turn.pos + 1]:
@@ -396,7 +396,7 @@ def order_of_next(cturns, pos: int) -> int:
     return getattr(cturns[pos + 1], "order", -1) if pos + 1 < len(cturns) else -1
 
 
-def _other(a: UtteranceIn, b: UtteranceIn) -> bool:
+def _other(a: TurnIn, b: TurnIn) -> bool:
     return a.speaker_name != b.speaker_name or a.is_owner != b.is_owner
 
 
@@ -547,12 +547,12 @@ def _ceiling(f: dict, who: _Who) -> tuple[str, str]:
 
 
 # --- answers and introductions --------------------------------------------------------------------------------
-def _from_answer(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, names) -> Candidate | None:
+def _from_answer(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, names) -> Candidate | None:
     """A short answer to another speaker's question about the answerer ("What do you do?" / "Ferrier.") is a
     statement about the answerer."""
     if pos == 0:
         return None
-    asked = conv.utterances[pos - 1]
+    asked = conv.turns[pos - 1]
     if not _other(asked, utt):
         return None
     question = clean(asked.text)
@@ -587,7 +587,7 @@ def _from_answer(conv: ConversationIn, pos: int, utt: UtteranceIn, owner: str, n
     )
 
 
-def _from_introduction(text: str, utt: UtteranceIn, owner: str, names, conv: ConversationIn) -> list[Candidate]:
+def _from_introduction(text: str, utt: TurnIn, owner: str, names, conv: ConversationIn) -> list[Candidate]:
     """ "This is Marcus. My husband." / "Meet my sister, Ines": a relation of the speaker's, filed under both."""
     m = _INTRODUCTION.search(text)
     if not m:

@@ -1,7 +1,7 @@
 """Overheard or on-screen text is data, never instructions.
 
 Text that reads like an instruction addressed to an AI system is flagged before extraction. Candidates drawn
-from it get a low capture confidence (so they land in review at best), and LLM prompts fence all transcript
+from it get a low capture confidence (so they land in review at best), and LLM prompts fence all captured
 text as data that cannot close its fence (see ``fence``).
 """
 

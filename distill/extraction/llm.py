@@ -35,7 +35,7 @@ from distill.extraction.base import (
     Evidence,
     ExtractionResult,
     Extractor,
-    UtteranceIn,
+    TurnIn,
     normalize_text,
 )
 from distill.extraction.deterministic import DROPPED, DeterministicExtractor, parse_ceiling
@@ -49,7 +49,7 @@ from ledger.lexicon import claim_stem
 CALL = llm.CallType.EXTRACTOR
 CHUNK_TURNS = 40
 MAX_ITEMS = 60
-PROMPT_VERSION = "extractor-3"
+PROMPT_VERSION = "extractor-4"
 # An LLM-only claim's extraction confidence lies in [LLM_FLOOR, LLM_PRIOR] × (its own confidence): with the default
 # source trust (0.8) its score stays below auto-approve (0.7) until the judge or another source backs it.
 LLM_PRIOR = 0.75
@@ -60,7 +60,7 @@ MIN_SUPPORT = 0.5  # share of the claim's content words the quoted clause must c
 class Item(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    utterance_index: int = Field(ge=0, description="the i of the turn where it is said")
+    turn_index: int = Field(ge=0, description="the i of the turn where it is said")
     subject: Literal[ATTRIBUTIONS]  # type: ignore[valid-type]
     person: str | None = Field(default=None, max_length=120)
     content: str = Field(min_length=1, max_length=300)
@@ -79,7 +79,7 @@ SYSTEM = (
     "You extract durable personal memories from a conversation. The data holds owner (the name of the person whose "
     "memories these are) and turns, a list of {i, speaker, is_owner, text}. Answer one JSON object "
     '{"candidates": [...]} with at most ' + str(MAX_ITEMS) + " items, one per fact a careful person would "
-    "remember. Each item has: utterance_index (the i of the turn that says it; only an i from the data), subject "
+    "remember. Each item has: turn_index (the i of the turn that says it; only an i from the data), subject "
     f"(one of: {', '.join(ATTRIBUTIONS)}; user means the owner, third_party someone else named in person, unknown "
     "when unsure), person (the third party's name, or null), content (one short grammatical third-person sentence "
     f"naming the person), kind (one of: {', '.join(KINDS)}), importance (one of: {', '.join(IMPORTANCE)}) and "
@@ -90,19 +90,19 @@ SYSTEM = (
 )
 
 
-def chunks(day: DayInput, size: int = CHUNK_TURNS) -> list[tuple[ConversationIn, list[UtteranceIn]]]:
+def chunks(day: DayInput, size: int = CHUNK_TURNS) -> list[tuple[ConversationIn, list[TurnIn]]]:
     out = []
     for conv in day.conversations:
-        for start in range(0, len(conv.utterances), size):
-            out.append((conv, conv.utterances[start : start + size]))
+        for start in range(0, len(conv.turns), size):
+            out.append((conv, conv.turns[start : start + size]))
     return out
 
 
-def chunk_data(owner: str, utterances: list[UtteranceIn]) -> dict:
+def chunk_data(owner: str, chunk: list[TurnIn]) -> dict:
     turns = [
         {"i": u.index, "speaker": owner if u.is_owner else (u.speaker_name or "speaker"), "is_owner": u.is_owner,
          "text": u.text}
-        for u in utterances
+        for u in chunk
     ]  # fmt: skip
     return {"owner": owner, "turns": turns}
 
@@ -117,11 +117,11 @@ class LLMExtractor(Extractor):
         result = ExtractionResult(extractor=self.ID, extractor_version=f"{self.VERSION}+{llm.model_name()}")
         deterministic: ExtractionResult | None = None
         used_model = False
-        for conv, utterances in chunks(day):
-            span = f"turns {utterances[0].index}-{utterances[-1].index}" if utterances else "an empty chunk"
-            use = partial(self._usable, conv=conv, utterances=utterances, version=result.extractor_version, owner=owner)
+        for conv, chunk in chunks(day):
+            span = f"turns {chunk[0].index}-{chunk[-1].index}" if chunk else "an empty chunk"
+            use = partial(self._usable, conv=conv, chunk=chunk, version=result.extractor_version, owner=owner)
             attempt = llm.ask_or_fall_back(call=CALL, owner=day.owner_key, system=SYSTEM, answer=Answer, use=use,
-                                           data=chunk_data(owner, utterances), prompt_version=PROMPT_VERSION,
+                                           data=chunk_data(owner, chunk), prompt_version=PROMPT_VERSION,
                                            where=span)  # fmt: skip
             if attempt.useful:
                 used_model = True
@@ -129,7 +129,7 @@ class LLMExtractor(Extractor):
                 continue
             if deterministic is None:  # the whole day once: speaker names resolve across the conversation
                 deterministic = DeterministicExtractor().extract(day)
-            indices = {u.index for u in utterances}
+            indices = {u.index for u in chunk}
             result.candidates += [
                 c for c in deterministic.candidates if c.evidence and c.evidence.first_index in indices
             ]
@@ -139,9 +139,9 @@ class LLMExtractor(Extractor):
         result.warnings = list(dict.fromkeys(result.warnings))
         return result
 
-    def _usable(self, answer: Answer, conv, utterances, version, owner) -> tuple[list[Candidate], str]:
+    def _usable(self, answer: Answer, conv, chunk, version, owner) -> tuple[list[Candidate], str]:
         """(candidates, "") from a useful answer, or ([], why the deterministic path must run)."""
-        by_index = {u.index: u for u in utterances}
+        by_index = {u.index: u for u in chunk}
         out = [c for item in answer.candidates if (c := self._candidate(item, by_index, conv, version, owner))]
         if not out:
             items = len(answer.candidates)
@@ -149,7 +149,7 @@ class LLMExtractor(Extractor):
         return out, ""
 
     def _candidate(self, item: Item, by_index: dict, conv: ConversationIn, version: str, owner: str):
-        utt = by_index.get(item.utterance_index)
+        utt = by_index.get(item.turn_index)
         if utt is None:
             return None  # the model pointed outside its chunk: not evidence
         content = " ".join(item.content.split())
@@ -180,7 +180,7 @@ class LLMExtractor(Extractor):
         return cand
 
 
-def attribute(item: Item, utt: UtteranceIn, owner: str) -> tuple[str, str, str, str]:
+def attribute(item: Item, utt: TurnIn, owner: str) -> tuple[str, str, str, str]:
     """(attribution, person, ceiling, reason) after checking the model's attribution against the turn."""
     attribution = item.subject
     person = " ".join((item.person or "").split()) if attribution == "third_party" else ""
@@ -228,7 +228,7 @@ def _content_words(text: str, drop: set[str]) -> set[str]:
     return {w for w in _WORD.findall(normalize_text(text)) if w not in stop and len(w) > 1}
 
 
-def screen(cand: Candidate, utt: UtteranceIn, *, drop_words: set[str]) -> None:
+def screen(cand: Candidate, utt: TurnIn, *, drop_words: set[str]) -> None:
     """The deterministic path's parse of the turn that supports the claim: the claim it finds there lends the
     candidate its parse features and its hard rules (questions, hypotheticals, conditions, quotes…)."""
     mine = _stems(cand.content, drop_words)

@@ -110,7 +110,7 @@ def _resolve_speakers(conv: ConversationIn, owner: str) -> SpeakerNames:
     votes: dict[str, dict[str, int]] = {}
     names = SpeakerNames()
     intros: dict[str, set[str]] = {}
-    utts = conv.utterances
+    utts = conv.turns
     # Words used as places in this conversation ("lock in Lisbon", "back from Tulsa") are not people's names.
     places = {m.group(1) for u in utts for m in _PLACE_USE.finditer(clean(u.text))}
     for i, utt in enumerate(utts):
@@ -126,7 +126,7 @@ def _resolve_speakers(conv: ConversationIn, owner: str) -> SpeakerNames:
             if name in introduced:
                 continue  # "This is Marcus. My husband.": introducing someone else, not themselves
             if name.split()[0] not in _NOT_NAMES and name.split()[0].lower() != owner.lower():
-                # Naming yourself is the strongest cue a transcript gives.
+                # Naming yourself is the strongest cue talk gives.
                 votes.setdefault(utt.speaker_name, {}).setdefault(name, 0)
                 votes[utt.speaker_name][name] += SELF_INTRO_WEIGHT
                 intros.setdefault(utt.speaker_name, set()).add(name)

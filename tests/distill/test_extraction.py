@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from distill.extraction.base import FEATURES, ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import FEATURES, ConversationIn, DayInput, TurnIn
 from distill.extraction.deterministic import DeterministicExtractor, clean
 from distill.extraction.injection import fence, looks_like_injection
 
@@ -22,10 +22,10 @@ OWNER = "Odile Varga"
 def day(*turns, wearer="Rosa Lindqvist", owner_confidence=1.0) -> DayInput:
     """turns: (speaker, is_owner, text) in one conversation (``tests/distill/test_llm.py`` uses it too)."""
     utts = [
-        UtteranceIn(index=i, speaker_name=s, is_owner=w, text=t, started_at=T0 + timedelta(seconds=10 * i))
+        TurnIn(index=i, speaker_name=s, is_owner=w, text=t, started_at=T0 + timedelta(seconds=10 * i))
         for i, (s, w, t) in enumerate(turns)
     ]
-    conv = ConversationIn(started_at=T0, utterances=utts, owner_confidence=owner_confidence)
+    conv = ConversationIn(started_at=T0, turns=utts, owner_confidence=owner_confidence)
     return DayInput(owner_name=wearer, conversations=[conv])
 
 

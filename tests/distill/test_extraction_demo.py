@@ -7,7 +7,7 @@ from datetime import date
 
 from accounts.timestamps import parse_iso_utc as parse_iso
 from distill import pipeline, trust
-from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from wearables.imitation.demo_data import WEARER, build_demo_days
 
 
@@ -20,9 +20,9 @@ def demo_decisions(settings) -> list[trust.Scored]:
             for c in rec["conversations"]:
                 utts = []
                 for u in c["utterances"]:
-                    utts.append(UtteranceIn(n, u["speaker"], u["is_wearer"], u["text"], parse_iso(u["start"])))
+                    utts.append(TurnIn(n, u["speaker"], u["is_wearer"], u["text"], parse_iso(u["start"])))
                     n += 1
-                convs.append(ConversationIn(started_at=parse_iso(c["started_at"]), utterances=utts))
+                convs.append(ConversationIn(started_at=parse_iso(c["started_at"]), turns=utts))
             inp = pipeline.PassInput(day=DayInput(WEARER, convs, rec["source"]), policy=trust.Policy(), use_judge=False)
             out += pipeline.run(inp).scored
     return out

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.deterministic import DeterministicExtractor
 from distill.extraction.grammar import third_person, third_singular
 
@@ -86,13 +86,11 @@ def test_property_negation_uses_doesnt_with_the_base_form(verb, obj):
 
 def test_the_subject_is_who_the_claim_is_about_never_the_other_speaker():
     utts = [
-        UtteranceIn(index=0, speaker_name="user", is_owner=True, text="Hi Marguerite."),
-        UtteranceIn(index=1, speaker_name="Marguerite Olsen", is_owner=False, text="You're my favourite student."),
-        UtteranceIn(
-            index=2, speaker_name="Marguerite Olsen", is_owner=False, text="I teach cello at the Conservatoire."
-        ),
+        TurnIn(index=0, speaker_name="user", is_owner=True, text="Hi Marguerite."),
+        TurnIn(index=1, speaker_name="Marguerite Olsen", is_owner=False, text="You're my favourite student."),
+        TurnIn(index=2, speaker_name="Marguerite Olsen", is_owner=False, text="I teach cello at the Conservatoire."),
     ]
-    day = DayInput(owner_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, utterances=utts)])
+    day = DayInput(owner_name="Kofi Mensah", conversations=[ConversationIn(started_at=None, turns=utts)])
     contents = {c.content: c for c in DeterministicExtractor().extract(day).candidates}
     cello = contents["Marguerite Olsen teaches cello at the Conservatoire."]
     assert cello.person == "Marguerite Olsen"
@@ -127,7 +125,7 @@ def contents_of(turn: str) -> list[str]:
     """The memory text of every candidate one owner's turn gives."""
     day = DayInput(
         owner_name="Sam Okafor",
-        conversations=[ConversationIn(started_at=None, utterances=[UtteranceIn(0, "Sam", True, turn)])],
+        conversations=[ConversationIn(started_at=None, turns=[TurnIn(0, "Sam", True, turn)])],
     )
     return [c.content for c in DeterministicExtractor().extract(day).candidates]
 

@@ -11,7 +11,7 @@ import pytest
 
 from distill import trust
 from distill.extraction import llm as llm_extraction
-from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.llm import extract_day
 from ledger import llm
 from ledger.llm import client
@@ -35,7 +35,7 @@ def server(settings):
 
 def long_day(turns: int, owner_key="") -> DayInput:
     utts = [
-        UtteranceIn(
+        TurnIn(
             index=i,
             speaker_name="user" if i % 2 == 0 else "Iker Solano",
             is_owner=i % 2 == 0,
@@ -45,12 +45,12 @@ def long_day(turns: int, owner_key="") -> DayInput:
         for i in range(turns)
     ]
     return DayInput(
-        owner_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, utterances=utts)], owner_key=owner_key
+        owner_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, turns=utts)], owner_key=owner_key
     )
 
 
 def item(i=0, content="Lena skippers a Contessa 32 out of Falmouth.", **kw) -> dict:
-    return {"utterance_index": i, "subject": "user", "person": None, "content": content, "kind": "identity",
+    return {"turn_index": i, "subject": "user", "person": None, "content": content, "kind": "identity",
             "importance": "normal", "confidence": 0.9} | kw  # fmt: skip
 
 
@@ -125,7 +125,7 @@ def test_only_the_failing_chunk_falls_back(server, user):
         return answer_first_turn(messages) if turns[0]["i"] == 0 else "this is { not json"
 
     day = long_day(llm_extraction.CHUNK_TURNS + 2, owner_key=str(user.pk))
-    day.conversations[0].utterances[-1].text = "I'm allergic to shellfish."
+    day.conversations[0].turns[-1].text = "I'm allergic to shellfish."
     server.chat_handler = handler
     result = extract_day(day)
     by = {(c.extractor, c.content) for c in result.candidates}
@@ -146,7 +146,7 @@ def test_past_the_daily_cap_the_deterministic_extractor_runs_and_says_so(server,
 def test_a_greeting_question_is_dropped_by_the_claim_screen_whatever_the_models_confidence(server, user):
     turn = "Good morning, Bright Smile Dental. Are you checking in?"
     day = long_day(1, owner_key=str(user.pk))
-    day.conversations[0].utterances[0].text = turn
+    day.conversations[0].turns[0].text = turn
     server.chat_handler = lambda m: json.dumps(
         {"candidates": [item(content="Lena is checking in at Bright Smile Dental.", kind="plan", confidence=1.0)]}
     )
@@ -159,7 +159,7 @@ def test_a_greeting_question_is_dropped_by_the_claim_screen_whatever_the_models_
 def test_the_models_confidence_alone_never_accepts(server, user):
     # a passing moment the gate model does not take for a durable fact, however sure the LLM says it is
     day = long_day(2, owner_key=str(user.pk))
-    day.conversations[0].utterances[0].text = "I grabbed a coffee on the dock this morning."
+    day.conversations[0].turns[0].text = "I grabbed a coffee on the dock this morning."
     claim = item(content="Lena grabbed a coffee on the dock this morning.", kind="other", confidence=1.0)
     server.chat_handler = lambda m: json.dumps({"candidates": [claim]})
     cand = extract_day(day).candidates[0]
@@ -179,7 +179,7 @@ def test_a_claim_the_quoted_turn_does_not_say_is_dropped(server, user):
 
 def test_a_third_party_not_named_in_the_turn_is_unknown_and_reviewed(server, user):
     day = long_day(2, owner_key=str(user.pk))
-    day.conversations[0].utterances[1].text = "She sails a Laser dinghy every weekend."
+    day.conversations[0].turns[1].text = "She sails a Laser dinghy every weekend."
     server.chat_handler = lambda m: json.dumps({"candidates": [item(
         1, "Marisol sails a Laser dinghy every weekend.", subject="third_party", person="Marisol Quenby")]})  # fmt: skip
     cand = extract_day(day).candidates[0]
@@ -188,7 +188,7 @@ def test_a_third_party_not_named_in_the_turn_is_unknown_and_reviewed(server, use
 
 def test_the_owner_attributed_from_someone_elses_words_waits_for_review(server, user):
     day = long_day(2, owner_key=str(user.pk))
-    day.conversations[0].utterances[1].text = "You skipper a Contessa 32 out of Falmouth."
+    day.conversations[0].turns[1].text = "You skipper a Contessa 32 out of Falmouth."
     server.chat_handler = lambda m: json.dumps({"candidates": [item(1)]})
     cand = extract_day(day).candidates[0]
     assert cand.attribution == "user" and cand.ceiling == "pending_review"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -155,13 +157,18 @@ def test_digest_episode_follows_the_mode(user):
     items = [distill.DigestItem(T0, "Trip planning"), distill.DigestItem(T0 + timedelta(hours=2), "Groceries")]
     gate(user, mode="review")
     ep = distill.upsert_digest(
-        owner=user, source_key="chat:test", key="chat:day:2026-04-14", title="Chats", items=items
+        owner=user, source_key="chat:test", key="chat:day:2026-04-14", title="Chats", items=items, source_type="chat"
     )
     assert (
         ep.status == "pending_review" and ep.summary == "2 recorded conversations: 09:30 Trip planning; 11:30 Groceries"
     )
     gate(user, mode="off")
-    assert distill.upsert_digest(owner=user, source_key="chat:test", key="k2", title="Chats", items=items) is None
+    assert (
+        distill.upsert_digest(
+            owner=user, source_key="chat:test", key="k2", title="Chats", items=items, source_type="chat"
+        )
+        is None
+    )
 
 
 # --- remember (agents) --------------------------------------------------------------------------------
@@ -252,3 +259,26 @@ def test_reading_a_policy_never_creates_one(api, user):
 def test_policies_api_refuses_bad_input_with_422(api, path, body):
     r = api.put(path, body)
     assert r.status_code == 422 and r.json()["detail"]
+
+
+# --- one neutral gate ----------------------------------------------------------------------------------
+
+
+SOURCE_WORDS = re.compile(r"\b(wearers?|utterances?|transcripts?)\b", re.IGNORECASE)
+# Words the gate looks for in talk, not words it speaks: an injected instruction may address "the wearer".
+TEXT_IT_DETECTS = {("injection.py", "wearer")}
+
+
+def test_the_gate_speaks_no_source_vocabulary():
+    """``distill`` says owner, speaker, turn and talk; a wearable's words stay in ``wearables``."""
+    root = Path(distill.__file__).resolve().parent
+    files = sorted(p for p in root.rglob("*.py") if "migrations" not in p.parts)
+    assert len(files) > 20
+    found = [
+        f"{path.relative_to(root)}:{n}: {m.group(0)}"
+        for path in files
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        for m in SOURCE_WORDS.finditer(line)
+        if (path.name, m.group(0).lower()) not in TEXT_IT_DETECTS
+    ]
+    assert not found, "\n".join(found)

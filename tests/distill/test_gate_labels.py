@@ -7,7 +7,7 @@ The chat is invented (a glassblower and a ferry mechanic); no development file h
 from __future__ import annotations
 
 from bench.gate_data import PERSONA_NAMES, persona_label
-from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.deterministic import DeterministicExtractor
 
 QUINN, ROWAN = PERSONA_NAMES
@@ -24,10 +24,8 @@ GOLD = [
 
 
 def candidates(turns=TURNS):
-    utts = [UtteranceIn(index=i, speaker_name=w, is_owner=w == QUINN, text=t) for i, (w, t) in enumerate(turns)]
-    day = DayInput(
-        owner_name=QUINN, source_kind="chat", conversations=[ConversationIn(started_at=None, utterances=utts)]
-    )
+    utts = [TurnIn(index=i, speaker_name=w, is_owner=w == QUINN, text=t) for i, (w, t) in enumerate(turns)]
+    day = DayInput(owner_name=QUINN, source_kind="chat", conversations=[ConversationIn(started_at=None, turns=utts)])
     return DeterministicExtractor().extract(day).candidates
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from bench import train_gate
 from distill import gate_model, pipeline, trust
-from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import ConversationIn, DayInput, TurnIn
 
 T0 = datetime(2026, 9, 3, 17, 0, tzinfo=UTC)
 
@@ -19,13 +19,13 @@ T0 = datetime(2026, 9, 3, 17, 0, tzinfo=UTC)
 def decisions(turns, owner="Ilse Varga"):
     """(decision, content) of every candidate the real pass makes of one conversation, in smart mode."""
     utts = [
-        UtteranceIn( index=i, speaker_name=who, is_owner=who == owner, text=text, started_at=T0)
+        TurnIn( index=i, speaker_name=who, is_owner=who == owner, text=text, started_at=T0)
         for i, (who, text) in enumerate(turns)
     ]
     day = DayInput(
         owner_name=owner,
         source_kind="chat",
-        conversations=[ConversationIn( started_at=T0, utterances=utts)],
+        conversations=[ConversationIn( started_at=T0, turns=utts)],
     )
     out = pipeline.run(pipeline.PassInput(day=day, policy=trust.Policy(), use_judge=False))
     return [(s.decision, s.candidate.content) for s in out.scored]

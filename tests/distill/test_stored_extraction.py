@@ -7,7 +7,7 @@ import pytest
 
 from distill import policies, writing
 from distill.extraction import deterministic
-from distill.extraction.base import Candidate, ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import Candidate, ConversationIn, DayInput, TurnIn
 from distill.models import StoredExtraction
 from ledger.forget.services import forget_person_names
 from ledger.models import Fact
@@ -61,7 +61,7 @@ def test_candidates_survive_being_kept():
         conversations=[
             ConversationIn(
                 started_at=T0,
-                utterances=[UtteranceIn(i, name, is_owner, text, T0) for i, (name, is_owner, text) in enumerate(TALK)],
+                turns=[TurnIn(i, name, is_owner, text, T0) for i, (name, is_owner, text) in enumerate(TALK)],
             )
         ],
     )

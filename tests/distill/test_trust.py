@@ -187,7 +187,7 @@ def test_sibling_that_heard_the_words_differently_flags_the_claim():
 
     c = cand("Ilse has been a veterinarian for eight years.")
     c.evidence = Evidence(0, 0, "I've been a veterinarian for like eight years.")
-    sibs = [pipeline.SiblingUtterance("limitless", "I've been vegetarian for like eight years.", True)]
+    sibs = [pipeline.SiblingTurn("limitless", "I've been vegetarian for like eight years.", True)]
     agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "heard this differently" in disagreement
 
@@ -197,6 +197,6 @@ def test_sibling_giving_the_words_to_another_speaker_flags_the_claim():
 
     c = cand("Ilse is switching to night shifts in July.")
     c.evidence = Evidence(0, 0, "Tell me. I'm switching to night shifts in July.")
-    sibs = [pipeline.SiblingUtterance("limitless", "I'm switching to night shifts in July.", False)]
+    sibs = [pipeline.SiblingTurn("limitless", "I'm switching to night shifts in July.", False)]
     agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "another speaker" in disagreement

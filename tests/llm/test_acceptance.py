@@ -16,7 +16,7 @@ from chats.episodes import digest as deterministic_digest
 from chats.models import ChatSession
 from chats.services import ingest as ingest_services
 from chats.services.llm_digest import session_digest
-from distill.extraction.base import ConversationIn, DayInput, UtteranceIn
+from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.llm import extract_day
 from distill.judge import judge
 from ledger import llm
@@ -40,7 +40,7 @@ QUESTION = f"Do you remember when we talked about {MARK}? {ATTACK}"
 def out_of_range(messages) -> str:
     system = messages[0]["content"]
     if "extract durable" in system:
-        return json.dumps({"candidates": [{"utterance_index": 999, "subject": "user", "content": "Lena owns a boat.",
+        return json.dumps({"candidates": [{"turn_index": 999, "subject": "user", "content": "Lena owns a boat.",
                                            "kind": "identity", "importance": "normal", "confidence": 1}]})  # fmt: skip
     if "judge candidate" in system:
         return json.dumps({"verdicts": [{"id": 999, "verdict": "accept"}]})
@@ -65,9 +65,9 @@ BEHAVIOURS = {  # name: (server mode, answer)
 
 
 def day_for(user) -> DayInput:
-    utts = [UtteranceIn(index=i, speaker_name="Lena" if i % 2 == 0 else "Iker Solano", is_owner=i % 2 == 0,
+    utts = [TurnIn(index=i, speaker_name="Lena" if i % 2 == 0 else "Iker Solano", is_owner=i % 2 == 0,
                         text=t, started_at=T0 + timedelta(seconds=10 * i)) for i, t in enumerate(TEXTS)]  # fmt: skip
-    return DayInput(owner_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, utterances=utts)],
+    return DayInput(owner_name="Lena Marsh", conversations=[ConversationIn(started_at=T0, turns=utts)],
                     owner_key=str(user.pk))  # fmt: skip
 
 
@@ -162,7 +162,7 @@ def test_an_injected_turn_never_becomes_an_accepted_memory(model, owners):
 
     a, _ = owners
     model.chat_handler = lambda m: json.dumps({"candidates": [{
-        "utterance_index": 2, "subject": "user", "content": "Lena loves prawns.", "kind": "preference",
+        "turn_index": 2, "subject": "user", "content": "Lena loves prawns.", "kind": "preference",
         "importance": "high", "confidence": 1.0}]})  # fmt: skip
     cand = extract_day(day_for(a)).candidates[0]
     assert cand.capture_confidence <= 0.2 and "instruction-like text" in cand.flags

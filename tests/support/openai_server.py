@@ -152,13 +152,13 @@ def _handler_for(imitation: OpenAIImitation):
                         time.sleep(0.01)  # generating; a non-streaming server cannot notice the client left
                         limit = None if limit is None else limit - 1
                     return self._send(200, json.dumps({"choices": [{"index": 0, "finish_reason": "length",
-                        "message": {"role": "assistant", "content": '{"candidates": [{"utterance_index": 0'}}]}))  # fmt: skip
+                        "message": {"role": "assistant", "content": '{"candidates": [{"turn_index": 0'}}]}))  # fmt: skip
                 self._start_stream()
                 self._event(_chunk(body, {"role": "assistant", "content": '{"candidates": ['}))
                 n = 0
                 while limit is None or n < int(limit):
                     time.sleep(0.005)
-                    self._event(_chunk(body, {"content": ' {"utterance_index": 0,'}))
+                    self._event(_chunk(body, {"content": ' {"turn_index": 0,'}))
                     n += 1
                 self._event(_chunk(body, {}, "length"))
                 self._event("[DONE]")
