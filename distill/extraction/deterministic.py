@@ -30,7 +30,8 @@ from distill.extraction.base import (
 )
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.extraction.parse_claims import LAUGHTER, Claim, _name_like, claims_from_doc, date_fragment
+from distill.extraction.lexicon import LAUGHTER
+from distill.extraction.parse_claims import Claim, _name_like, claims_from_doc, date_fragment
 from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
 from distill.extraction.text import _LEAD, _SENTENCE, clean
@@ -91,7 +92,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.18"
+    VERSION = "2.19"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -464,8 +465,8 @@ def _not_a_statement(claim: Claim) -> bool:
 # --- display text -------------------------------------------------------------------------------------------
 def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
     text = claim.text
-    if claim.features.get("implicit_subject"):
-        text = "I " + text[:1].lower() + text[1:]
+    if claim.features.get("implicit_subject"):  # "Took the ferry" → "I took the ferry"; "Been …" → "I've been …"
+        text = ("I've " if text.lower().startswith("been ") else "I ") + text[:1].lower() + text[1:]
     if who.grammatical == "first":
         # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
         return third_person(text, who.display, "first", addressee=who.addressee or "someone")

