@@ -164,6 +164,14 @@ def _drop_ranges(head, heads) -> set[int]:
         elif _vocative_before_subject(head, c):
             cut.update(t.i for t in c.subtree)  # "Tomas, I finished the quilt": said to Tomas, not about him
             cut.add(c.right_edge.i + 1)
+        elif c.dep_ in SUBJECT_DEPS and _vocative_subject(c, head):
+            # the name and what leads up to it ("Thanks,", "Cheers,") go; the claim starts after it
+            cut.update(t.i for t in head.subtree if t.i <= c.right_edge.i or (t.i < head.i and t.is_punct))
+        elif c.dep_ == "advcl" and c.i < head.i and getattr(subject_of(c), "tag_", "") == "WDT":
+            # "Which reminds me, I'm off to Oslo": a comment on what was said before, then the claim
+            cut.update(t.i for t in c.subtree)
+            if c.right_edge.i + 1 < head.i and doc[c.right_edge.i + 1].is_punct:
+                cut.add(c.right_edge.i + 1)
         elif c.dep_ == "cc" and c.i < head.i and head.dep_ != "ROOT":
             cut.add(c.i)
         elif c.dep_ == "cc" and any(o.i > c.i and head.is_ancestor(o) for o in heads if o != head):
@@ -183,6 +191,16 @@ def _vocative_before_subject(head, c) -> bool:
         return False
     after = c.right_edge.i + 1
     return after < subject.i and c.doc[after].text == "," and _name_like(c)
+
+
+def _vocative_subject(subject, head) -> bool:
+    """A name the parser made the subject of a verb that does not agree with it, set off by punctuation
+    ("Thanks, Priya - really appreciate your help"): said to Priya, with the speaker's "I" left out."""
+    if subject is None or subject.tag_ != "NNP" or head.tag_ != "VBP" or _aux_of(head) or subject.i > head.i:
+        return False
+    if any(c.dep_ == "conj" for c in subject.children):
+        return False  # "Dev and Marcus - live in Decatur now": two names agree with "live"
+    return any(t.is_punct for t in head.doc[subject.right_edge.i + 1 : head.i]) and _name_like(subject)
 
 
 def _span_text(doc, idxs: list[int]) -> str:
@@ -481,15 +499,20 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
     """The clause's subject: its own, one shared with a coordinated verb, an omitted "I" ("Took the ferry…"),
     or a thing said to be the speaker's ("Gardening is my escape"). None for orders and embedded questions."""
     subject = subject_of(head)
+    vocative = _vocative_subject(subject, head)
+    if vocative:
+        subject = None
     inherited = False
-    if subject is None:
+    if subject is None and not vocative:
         subject = _inherited_subject(head)
         inherited = subject is not None
     if inherited and not agrees(subject, head):
         return None  # "I'm working on the studio and things are looking up": "are" has a subject of its own
     kind, name, possessor = _subject_kind(subject, head)
-    implicit = False
-    if subject is None and head.dep_ == "ROOT":
+    implicit = vocative
+    if vocative:
+        kind = "first"
+    elif subject is None and head.dep_ == "ROOT":
         first_word = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc", "advmod")), None)
         if first_word == head and (head.tag_ in ("VBD", "VBN") or _past_form(head)):
             kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out

@@ -168,13 +168,18 @@ def test_a_bare_number_for_an_object_is_a_vague_object():
         conversations=[
             ConversationIn(
                 started_at=None,
-                turns=[TurnIn(0, "Sam", True, "I have three of my own."), TurnIn(1, "Sam", True, "I have two ferrets.")],
+                turns=[
+                    TurnIn(0, "Sam", True, "I have three of my own."),
+                    TurnIn(1, "Sam", True, "I have two ferrets."),
+                ],
             )
         ],
     )
     flags = {c.content: c.flags for c in DeterministicExtractor().extract(day).candidates}
     assert flags.keys() == {"Sam has three of Sam's own.", "Sam has two ferrets."}
-    assert "vague object" in flags["Sam has three of Sam's own."] and "vague object" not in flags["Sam has two ferrets."]
+    assert (
+        "vague object" in flags["Sam has three of Sam's own."] and "vague object" not in flags["Sam has two ferrets."]
+    )
 
 
 @pytest.mark.parametrize(
@@ -206,4 +211,22 @@ def test_a_result_clause_after_so_is_not_part_of_the_claim(turn, expected):
     ],
 )
 def test_a_short_lead_in_closed_by_a_dash_is_not_part_of_the_claim(turn, expected):
+    assert contents_of(turn) == expected
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # a name set off before a verb that does not agree with it is said to that person: the "I" was left out
+        (
+            "Cheers, Ngozi - really appreciate the lift to the airport!",
+            ["Sam really appreciates the lift to the airport."],
+        ),
+        # two names agree with the verb: they are its subject, and no claim about Sam is made of it
+        ("Ngozi and Femi - run a bakery in Ibadan.", []),
+        # a clause on "which" before the claim comments on what was said before
+        ("Which reminds me, I'm selling the kayak next month.", ["Sam is selling the kayak next month."]),
+    ],
+)
+def test_a_name_said_to_the_listener_is_not_the_subject(turn, expected):
     assert contents_of(turn) == expected
