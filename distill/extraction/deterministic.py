@@ -92,7 +92,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.20"
+    VERSION = "2.21"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -344,8 +344,9 @@ class _TurnContext:
 
     def _resolve_pronoun(self, before: int) -> str:
         """The one person (not a speaker of this conversation) named in this turn before the pronoun or in the
-        few turns before it: a PERSON entity, or a proper noun the parser made a subject or object (never one
-        the recogniser took for a place or organisation)."""
+        few turns before it: a PERSON entity, or a proper noun the parser made a subject or object (never a name
+        after "in", "to", "from", "at" or "near", nor one that modifies a thing: "the Kaplan lab"). Two people
+        seen: nobody (the pronoun stays unresolved)."""
         speakers = {self.owner.lower()} | {n.lower() for n in self.names.values()}
         speakers |= {u.speaker_name.lower() for u in self.conv.turns}
         seen: list[str] = []
@@ -365,8 +366,10 @@ class _TurnContext:
                     continue
                 if tok.head.dep_ == "prep" and tok.head.lower_ in ("in", "to", "from", "at", "near"):
                     continue
-                if tok.dep_ in ("compound", "flat") and tok.head.pos_ == "PROPN":
-                    continue  # "Dev" in "Dev Kapoor": the full name is taken at its head
+                if tok.dep_ in ("compound", "flat"):
+                    # "Dev" in "Dev Kapoor": the full name is taken at its head; "the Porto lab": a modifier of a
+                    # thing, not someone "he" or "she" can be
+                    continue
                 parts = [c.text for c in tok.children if c.dep_ in ("compound", "flat") and c.pos_ == "PROPN"]
                 name = " ".join([*parts, tok.text])
                 if tok.text.lower() not in speakers and tok.text not in _NOT_NAMES:

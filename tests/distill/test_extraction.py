@@ -112,6 +112,24 @@ def test_a_name_said_to_the_listener_before_the_subject_is_not_part_of_the_memor
     )
 
 
+def test_he_or_she_is_the_person_just_named_never_a_name_that_modifies_a_thing():
+    # "the Gdansk shipyard" names a thing: "she" is Wiktoria, named after it
+    cands = extract(
+        ("user", True, "I spent a week at the Gdansk shipyard."),
+        ("Wiktoria", False, "Oh nice."),
+        ("user", True, "Wiktoria, you'd like it. Anyway, Halina runs the archive there, she restores old charts."),
+    )
+    assert about(cands, "charts").subject == "person:Halina"
+    # the recogniser calls "Kaplan" a person here, but "the Kaplan lab" is a thing: "he" stays unresolved (the
+    # cousin is no name), so no memory is made about anyone of it
+    cands = extract(
+        ("user", True, "I met a few people from the Kaplan lab."),
+        ("Jonas", False, "My cousin works in Tromso, he teaches geology."),
+    )
+    assert "Jonas's cousin works in Tromso." in [c.content for c in cands]
+    assert [c.subject for c in cands if "geology" in c.content] == []
+
+
 def test_a_clause_the_parser_hangs_on_the_object_is_neither_an_object_nor_the_speakers():
     # the small model reads "… the sailboat and prices are going up" as one more object and a verb with "I"
     for turn, kept in (
