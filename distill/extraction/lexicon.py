@@ -9,6 +9,8 @@ from __future__ import annotations
 FIRST = {"i", "me", "my", "mine", "myself"}
 FIRST_PLURAL = {"we", "us", "our", "ours", "ourselves"}
 SECOND = {"you", "your", "yours", "yourself", "u", "ya"}
+# A possessive pronoun standing for its noun ("Mine was the same", "Hers is in Leeds"): what is owned is left out
+STANDALONE_POSSESSIVES = {"mine", "yours", "his", "hers", "ours", "theirs"}
 THIRD_PRONOUNS = {"he", "she", "him", "her"}  # "they" is mostly plural or generic: never resolved to one person
 SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "expl"}
 OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "xcomp", "ccomp", "dative", "npadvmod")

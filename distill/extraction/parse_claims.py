@@ -51,6 +51,7 @@ from distill.extraction.lexicon import (
     PLACE_LABELS,
     QUANTITY_LABELS,
     SECOND,
+    STANDALONE_POSSESSIVES,
     SUBJECT_DEPS,
     THIRD_PRONOUNS,
     VAGUE_WORDS,
@@ -356,6 +357,8 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
     if subject is None:
         return "none", "", ""
     low = subject.lower_
+    if low in STANDALONE_POSSESSIVES:
+        return "none", "", ""  # "Mine was the same until his knee went": whose what, the clause does not say
     if low in FIRST:
         return "first", "", ""
     if low in FIRST_PLURAL:
@@ -634,7 +637,7 @@ def _moment_features(toks: list, real, f: dict) -> dict:
         or (real.head.lower_ == "let" and any(c.lower_ == "me" for c in real.head.children)),
         "figurative_cues": int(figurative),
         # "I have three of my own": a bare number for an object leaves out what is counted
-        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS
+        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS | STANDALONE_POSSESSIVES
         or any(o.tag_ == "CD" and not any(c.dep_ == "nummod" for c in o.children) for o in objects),
     }
 

@@ -230,3 +230,15 @@ def test_a_short_lead_in_closed_by_a_dash_is_not_part_of_the_claim(turn, expecte
 )
 def test_a_name_said_to_the_listener_is_not_the_subject(turn, expected):
     assert contents_of(turn) == expected
+
+
+def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_object():
+    """ "Mine was the same" does not say whose what; "I restore mine" leaves out what is restored."""
+    assert contents_of("Mine was the same until the gearbox went.") == []
+    assert contents_of("Hers is in Dundee, mine is in Perth.") == []
+    day = DayInput(
+        owner_name="Sam Okafor",
+        conversations=[ConversationIn(started_at=None, turns=[TurnIn(0, "Sam", True, "I restore mine every winter.")])],
+    )
+    (cand,) = DeterministicExtractor().extract(day).candidates
+    assert "vague object" in cand.flags
