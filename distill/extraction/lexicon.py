@@ -90,6 +90,11 @@ IRONY_MARKERS = {("yeah", "right"), ("oh", "sure"), ("sure", "sure"), ("oh", "gr
 # Discourse adverbs that open a clause without adding to it.
 LEADING_DISCOURSE = {"so", "well", "oh", "yeah", "okay", "ok", "anyway", "also", "plus", "actually", "honestly",
                      "basically", "anyways", "like", "now", "and", "but", "then"}  # fmt: skip
+# Discourse markers of more than one word (English grammars list them with "anyway", "actually"): set off by a
+# comma before the subject they frame the claim and are not part of it ("By the way, I've started swimming").
+DISCOURSE_PHRASES = {("by", "the", "way"), ("in", "fact"), ("of", "course"), ("to", "be", "honest"),
+                     ("to", "be", "fair"), ("in", "any", "case"), ("as", "it", "happens"), ("on", "top", "of", "that"),
+                     ("in", "other", "words"), ("at", "the", "end", "of", "the", "day")}  # fmt: skip
 CONFIRMATION_TAGS = {"right", "remember", "yeah", "ok", "okay", "see", "huh", "no", "correct", "yes", "know", "you"}
 LAUGHTER = {"ha", "haha", "hah", "hahaha", "lol", "lmao", "rofl", "hehe"}
 SUPERLATIVE_FRAMES = {"ever", "world", "history", "life"}

@@ -37,6 +37,7 @@ from distill.extraction.lexicon import (
     CONTROL_VERBS,
     DASHES,
     DATE_LABELS,
+    DISCOURSE_PHRASES,
     FIRST,
     FIRST_PLURAL,
     FRAME_MARKS,
@@ -243,6 +244,7 @@ def _clause_tokens(head, heads, subject) -> list[int]:
         idxs.pop(0)
     # "Great, so I'm …", "Honestly, I …": a short opener closed by a comma before the subject goes too.
     if subject is not None and idxs and idxs[0] < subject.i:
+        idxs = _after_discourse_phrase(doc, idxs, subject)
         commas = [n for n, i in enumerate(idxs) if i < subject.i and doc[i].text == ","]
         if commas and commas[-1] <= 3 and not any(doc[i].pos_ in ("NOUN", "PROPN", "VERB") for i in idxs[: commas[-1]]):
             idxs = idxs[commas[-1] + 1 :]
@@ -254,6 +256,18 @@ def _clause_tokens(head, heads, subject) -> list[int]:
     # "…, Sam.": a name said to the listener closing the clause is not part of it.
     if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
         idxs = idxs[:-2]
+    return idxs
+
+
+def _after_discourse_phrase(doc, idxs: list[int], subject) -> list[int]:
+    """ "By the way, I've started swimming" → "I've started swimming": a discourse marker of several words and
+    its comma, before the subject."""
+    for phrase in DISCOURSE_PHRASES:
+        n = len(phrase)
+        head = [doc[i] for i in idxs[: n + 1]]
+        if len(head) == n + 1 and tuple(t.lower_ for t in head[:n]) == phrase and head[n].text == ",":
+            if idxs[n] < subject.i:
+                return idxs[n + 1 :]
     return idxs
 
 

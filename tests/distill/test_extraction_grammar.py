@@ -242,3 +242,16 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
     )
     (cand,) = DeterministicExtractor().extract(day).candidates
     assert "vague object" in cand.flags
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("By the way, I've started learning the accordion.", ["Sam has started learning the accordion."]),
+        ("To be fair, I never liked the night bus.", ["Sam never liked the night bus."]),
+        # a fronted place is part of the claim
+        ("By the river, I keep a small rowing boat.", ["By the river, Sam keeps a small rowing boat."]),
+    ],
+)
+def test_a_discourse_marker_of_several_words_is_not_part_of_the_claim(turn, expected):
+    assert contents_of(turn) == expected
