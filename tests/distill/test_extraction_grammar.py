@@ -121,13 +121,18 @@ def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expect
     assert third_person(clause, "Sam", "first") == expected
 
 
-def contents_of(turn: str) -> list[str]:
-    """The memory text of every candidate one owner's turn gives."""
+def candidates_of(*turns: str) -> list:
+    """Every candidate the owner's turns give, in one conversation."""
     day = DayInput(
         owner_name="Sam Okafor",
-        conversations=[ConversationIn(started_at=None, turns=[TurnIn(0, "Sam", True, turn)])],
+        conversations=[ConversationIn(started_at=None, turns=[TurnIn(i, "Sam", True, t) for i, t in enumerate(turns)])],
     )
-    return [c.content for c in DeterministicExtractor().extract(day).candidates]
+    return DeterministicExtractor().extract(day).candidates
+
+
+def contents_of(turn: str) -> list[str]:
+    """The memory text of every candidate one owner's turn gives."""
+    return [c.content for c in candidates_of(turn)]
 
 
 @pytest.mark.parametrize(
@@ -163,19 +168,7 @@ def test_a_left_out_i_is_put_back(turn, expected):
 
 def test_a_bare_number_for_an_object_is_a_vague_object():
     """ "I have three of my own" leaves out what is counted; "I have two ferrets" does not."""
-    day = DayInput(
-        owner_name="Sam Okafor",
-        conversations=[
-            ConversationIn(
-                started_at=None,
-                turns=[
-                    TurnIn(0, "Sam", True, "I have three of my own."),
-                    TurnIn(1, "Sam", True, "I have two ferrets."),
-                ],
-            )
-        ],
-    )
-    flags = {c.content: c.flags for c in DeterministicExtractor().extract(day).candidates}
+    flags = {c.content: c.flags for c in candidates_of("I have three of my own.", "I have two ferrets.")}
     assert flags.keys() == {"Sam has three of Sam's own.", "Sam has two ferrets."}
     assert (
         "vague object" in flags["Sam has three of Sam's own."] and "vague object" not in flags["Sam has two ferrets."]
@@ -236,11 +229,7 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
     """ "Mine was the same" does not say whose what; "I restore mine" leaves out what is restored."""
     assert contents_of("Mine was the same until the gearbox went.") == []
     assert contents_of("Hers is in Dundee, mine is in Perth.") == []
-    day = DayInput(
-        owner_name="Sam Okafor",
-        conversations=[ConversationIn(started_at=None, turns=[TurnIn(0, "Sam", True, "I restore mine every winter.")])],
-    )
-    (cand,) = DeterministicExtractor().extract(day).candidates
+    (cand,) = candidates_of("I restore mine every winter.")
     assert "vague object" in cand.flags
 
 
