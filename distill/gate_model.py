@@ -26,7 +26,7 @@ import math
 import re
 import zlib
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,8 +60,10 @@ def view(candidate, *, corroborating_sources=(), judge_verdict=None, supporting_
 
     Training (``bench/gate_data.py``) and inference build it the same way, so a feature means one thing.
     """
-    data = candidate if isinstance(candidate, dict) else candidate.as_dict()
+    data = candidate if isinstance(candidate, dict) else _fields_of(candidate)
     evidence = data.get("evidence") or {}
+    if not isinstance(evidence, dict):
+        evidence = {"quote": getattr(evidence, "quote", "")}
     return {
         "attribution": data.get("attribution") or "unknown",
         "person": data.get("person") or "",
@@ -81,6 +83,12 @@ def view(candidate, *, corroborating_sources=(), judge_verdict=None, supporting_
         "judge": judge_verdict or data.get("judge_verdict") or "",
         "supported": bool(supporting_memory_id or data.get("supporting_memory_id")),
     }
+
+
+def _fields_of(candidate) -> dict:
+    """A candidate's fields as they are (``as_dict`` deep-copies every parse feature: a third of a pass's
+    scoring time)."""
+    return {f.name: getattr(candidate, f.name) for f in fields(candidate)}
 
 
 def _norm_reason(text: str) -> str:

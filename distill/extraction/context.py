@@ -160,14 +160,15 @@ def _short_np(answer: str) -> str:
 
 
 def _wh_answer(question: str, answer: str, name: str) -> str:
+    favourite, m = _WH_FAVOURITE.match(question), _WH_VERB.match(question)
+    if not (favourite or m):
+        return ""  # (before the answer's parse: most turns answer no such question)
     np = _short_np(answer)
     if not np:
         return ""
-    m = _WH_FAVOURITE.match(question)
-    if m:
-        return f"{name}'s {m.group('what').lower()} is {np}."
-    m = _WH_VERB.match(question)
-    if not m or _PERSONAL.search(m.group("tail") or "") or m.group("verb").lower() in _OFFER_VERBS | {"mean", "think"}:
+    if favourite:
+        return f"{name}'s {favourite.group('what').lower()} is {np}."
+    if _PERSONAL.search(m.group("tail") or "") or m.group("verb").lower() in _OFFER_VERBS | {"mean", "think"}:
         return ""
     if _MEDIA.search(m.group("noun") or ""):
         return ""  # "What show are you watching?": about media

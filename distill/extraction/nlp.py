@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lemminflect import getLemma
+from lemminflect import getInflection, getLemma
 
 from distill.extraction.lexicon import SUBJECT_DEPS
 
@@ -39,7 +39,7 @@ _ENTS_DONE = "almanac_entities_done"  # in a Doc's user_data: the recogniser has
 
 
 def get_nlp():
-    """The loaded pipeline (loaded on first use)."""
+    """The loaded pipeline, and the lexicons the rules read (loaded on first use)."""
     global _nlp
     if _nlp is None:
         with _lock:
@@ -47,7 +47,11 @@ def get_nlp():
                 import importlib
 
                 module = importlib.import_module(MODEL_PACKAGE)
-                _nlp = module.load()
+                loaded = module.load()
+                # lemminflect reads its lexicons on first use: load them with the pipeline, not in a pass
+                getLemma("loaded", upos="VERB")
+                getInflection("load", tag="VBZ")
+                _nlp = loaded
     return _nlp
 
 

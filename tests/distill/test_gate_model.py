@@ -19,13 +19,13 @@ T0 = datetime(2026, 9, 3, 17, 0, tzinfo=UTC)
 def decisions(turns, owner="Ilse Varga"):
     """(decision, content) of every candidate the real pass makes of one conversation, in smart mode."""
     utts = [
-        TurnIn( index=i, speaker_name=who, is_owner=who == owner, text=text, started_at=T0)
+        TurnIn(index=i, speaker_name=who, is_owner=who == owner, text=text, started_at=T0)
         for i, (who, text) in enumerate(turns)
     ]
     day = DayInput(
         owner_name=owner,
         source_kind="chat",
-        conversations=[ConversationIn( started_at=T0, turns=utts)],
+        conversations=[ConversationIn(started_at=T0, turns=utts)],
     )
     out = pipeline.run(pipeline.PassInput(day=day, policy=trust.Policy(), use_judge=False))
     return [(s.decision, s.candidate.content) for s in out.scored]
@@ -75,6 +75,28 @@ def test_an_uncertain_subject_is_never_accepted_even_by_a_model_sure_of_everythi
     ):
         pred = sure.predict(gate_model.view(candidate))
         assert pred.p > 0.99 and not pred.attribution_ok
+
+
+def test_the_model_reads_a_candidate_as_it_reads_its_stored_json():
+    """A pass scores candidates as they are; a sibling device's re-score reads them back from JSON: one view."""
+    from distill.extraction.deterministic import DeterministicExtractor
+
+    day = DayInput(
+        owner_name="Ilse Varga",
+        conversations=[
+            ConversationIn(
+                started_at=T0,
+                turns=[
+                    TurnIn(0, "Bartholomew", False, "Did the kiln ever get fixed?", started_at=T0),
+                    TurnIn(1, "Ilse Varga", True, "Yes, and I fire glazes on Mondays now. My son Pal helps.", T0),
+                ],
+            )
+        ],
+    )
+    candidates = DeterministicExtractor().extract(day).candidates
+    assert len(candidates) >= 2
+    for c in candidates:
+        assert gate_model.view(c) == gate_model.view(json.loads(json.dumps(c.as_dict(), default=str)))
 
 
 @pytest.mark.xfail(
