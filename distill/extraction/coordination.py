@@ -96,7 +96,10 @@ def object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]
             rest = [i for i in var if i not in own]
             pos = next((n for n, i in enumerate(rest) if i > obj.i), len(rest))
             left = {t.i for t in obj.lefts}
-            rest_wo = [i for i in rest if i not in left or doc[i].dep_ in ("det", "poss")]
+            # the first object's determiner is shared by a noun ("a cat and a dog", "a cat and dog"), not by an
+            # adjective ("a roller coaster but rewarding" → "… has been rewarding")
+            shared = ("det", "poss") if c.pos_ != "ADJ" or obj.pos_ == "ADJ" else ()
+            rest_wo = [i for i in rest if i not in left or doc[i].dep_ in shared]
             pos = next((n for n, i in enumerate(rest_wo) if i > obj.i), len(rest_wo))
             var = rest_wo[:pos] + own + rest_wo[pos:]
         out.append((c, var))

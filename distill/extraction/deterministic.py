@@ -92,7 +92,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.23"
+    VERSION = "2.24"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -522,7 +522,8 @@ def _prior(f: dict, who: _Who) -> tuple[float, list[str]]:
 
 def parse_ceiling(f: dict) -> tuple[str, str]:
     """The hard rules on a claim's parse features alone (every extractor's candidates get them): a question, a
-    hypothetical or an instruction is not a claim; a condition, a quote or reported speech is review at most."""
+    hypothetical or an instruction is not a claim, nor is an "I" or "you" inside quotation marks (whoever is quoted);
+    a condition, another quote or reported speech is review at most."""
     if f.get("is_question"):
         return DROPPED, "a question"
     if f.get("hypothetical"):
@@ -531,6 +532,8 @@ def parse_ceiling(f: dict) -> tuple[str, str]:
         return DROPPED, "an instruction"
     if f.get("conditional"):
         return PENDING, "conditional"
+    if f.get("in_quote") and f.get("grammatical_person") in ("first", "second"):
+        return DROPPED, "a quote's I or you is whoever is quoted"  # 'Chef said, "I've been a chef for years"'
     if f.get("in_quote") or f.get("reported"):
         return PENDING, "quoted or reported speech"
     return "", ""

@@ -13,6 +13,8 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
 
+from distill.extraction.lexicon import PREPOSITIONS
+
 MODALS = {"can", "could", "will", "would", "shall", "should", "may", "might", "must", "won't", "can't", "couldn't"}
 MODALS |= {"wouldn't", "shouldn't", "mustn't", "mightn't", "cannot"}
 # Words that may stand between a subject and its verb without changing agreement.
@@ -145,7 +147,7 @@ def _drop_emphatic(clause: str) -> str:
         before = clause[: m.start()].split()
         prev = before[-1].lower().strip(",") if before else ""
         tags = getAllLemmas(prev)
-        return m.group(0) if "VERB" in tags and "NOUN" not in tags else ""
+        return m.group(0) if prev in PREPOSITIONS or ("VERB" in tags and "NOUN" not in tags) else ""
 
     return _EMPHATIC.sub(repl, clause)
 

@@ -99,6 +99,10 @@ CONFIRMATION_TAGS = {"right", "remember", "yeah", "ok", "okay", "see", "huh", "n
 LAUGHTER = {"ha", "haha", "hah", "hahaha", "lol", "lmao", "rofl", "hehe"}
 SUPERLATIVE_FRAMES = {"ever", "world", "history", "life"}
 HYPERBOLE_NUMBERS = {"million", "billion", "trillion", "zillion", "gazillion", "bazillion"}
+# English prepositions (a closed class): a reflexive after one is its object ("true to myself"), not emphatic.
+PREPOSITIONS = {"to", "for", "with", "about", "of", "at", "on", "in", "by", "from", "after", "before", "like", "into",
+                "onto", "toward", "towards", "against", "among", "around", "behind", "beside", "between", "beyond",
+                "over", "under", "upon", "within", "without", "through", "near", "off", "than"}  # fmt: skip
 PARTICLES = {"back", "up", "out", "off", "down", "over", "away", "in", "through", "around", "along", "on"}
 DATE_LABELS = {"DATE", "TIME"}
 QUANTITY_LABELS = {"QUANTITY", "CARDINAL", "MONEY", "PERCENT", "ORDINAL"}

@@ -75,6 +75,9 @@ class Claim:
     entities: list[tuple[str, str]] = field(default_factory=list)
 
 
+COMPLEMENT_DEPS = {"ccomp", "xcomp", "dobj", "attr", "acomp", "pobj", "oprd", "dative"}
+
+
 def _inherited_subject(head):
     """A verb coordinated with another ("I dance, run a school and bake") shares its subject; so does a complement
     of a control verb ("I want to learn Welsh"). The parser may hang the conjunct on the object ("school"): walk up
@@ -104,6 +107,8 @@ def predicate_heads(sent) -> list:
     for t in sent:
         if t == sent.root:
             continue
+        if t.dep_ == "conj" and _inside_other_clause(t, heads):
+            continue  # "it helped me accept and grow", "… to try and bring in customers": one clause
         if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX"):
             heads.append(t)
         elif t.dep_ == "conj" and subject_of(t) is not None:
@@ -113,12 +118,39 @@ def predicate_heads(sent) -> list:
         elif t.dep_ in ("ccomp", "parataxis") and _is_predicate(t) and subject_of(t) is not None:
             if t.tag_ == "VB" and any(a.tag_ == "TO" for a in _aux_of(t)):
                 continue  # "it allowed me to explore…", "they asked him to stay": an infinitive, not a statement
-            if small_clause(t) and _person_subject(t.head):
-                continue  # "I let my kids stay up late": one claim of letting, whose clause keeps the kids
+            if small_clause(t) and (_person_subject(t.head) or t.head not in heads):
+                # "I let my kids stay up late": one claim of letting, whose clause keeps the kids; "the way it
+                # makes me feel": the clause stays inside the claim that holds the verb governing it
+                continue
+            if t.dep_ == "ccomp" and _embedded_wh_clause(t):
+                continue  # "it made me appreciate how lucky I am": the clause is what is appreciated
             if t.dep_ == "ccomp" and lemma(t.head) in ("want", "need", "expect", "hope", "wish", "like", "prefer"):
                 continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
             heads.append(t)
     return sorted(heads, key=lambda t: t.i)
+
+
+def _inside_other_clause(conj, heads) -> bool:
+    """A verb coordinated with one that is no predicate of its own (a small clause, a purpose clause, a relative
+    clause) and with no subject of its own belongs to that clause: it is not a claim."""
+    first = conj
+    while first.dep_ == "conj" and first.head != first:
+        first = first.head
+    if subject_of(conj) is not None or first.pos_ not in ("VERB", "AUX"):
+        return False
+    if small_clause(first):
+        return True  # "it helped me accept and grow": both verbs are the small clause's
+    if first in heads:
+        return False
+    governing, _ = governing_verb(conj)
+    return governing is None or governing not in heads
+
+
+def _embedded_wh_clause(clause) -> bool:
+    """A complement clause opened by a wh-word that is not its subject ("how lucky I am", "what I need"): the
+    object of the verb above it, not a statement of its own."""
+    first = clause.doc[clause.left_edge.i]
+    return first.tag_ in ("WRB", "WP", "WDT") and first.dep_ not in SUBJECT_DEPS
 
 
 def small_clause(tok) -> bool:
@@ -209,9 +241,13 @@ def _span_text(doc, idxs: list[int]) -> str:
     parts = []
     for n, i in enumerate(idxs):
         tok = doc[i]
+        if parts and tok.text in (",", ";", ":", ".", "!", "?") and parts[-1].endswith(" "):
+            parts[-1] = parts[-1].rstrip()  # a cut before a comma leaves no space before it ("accepted ,")
         ws = tok.whitespace_ if n + 1 < len(idxs) and idxs[n + 1] == i + 1 else " "
         parts.append(tok.text + ws)
     text = "".join(parts).strip()
+    if text.count('"') % 2:
+        text = text.replace('"', "")  # a quotation cut in half: its marks would mislead
     return text.strip(" ,;:-–—").strip()
 
 
@@ -456,7 +492,7 @@ class _Subject:
 
 def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if lemma(head) in HEDGE_VERBS | QUOTATIVE_VERBS | {"know", "remember", "realize", "hear"} and any(
-        c.dep_ == "ccomp" or c in heads for c in head.children
+        c.dep_ == "ccomp" or (c in heads and c.dep_ != "conj") for c in head.children
     ):
         return []  # "I think …", "she said …": the complement is the claim
     aux = _aux_of(head)
@@ -493,6 +529,8 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     variants = object_variants(doc, obj, idxs)
     out = []
     for obj_tok, var_idxs in variants:
+        if _dangling(doc, var_idxs):
+            continue
         f = _variant_features(doc, real, obj_tok, var_idxs, dict(base))
         f["coordinated"] = f["coordinated"] or len(variants) > 1
         token = subj.token
@@ -510,6 +548,16 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
             )
         )
     return out
+
+
+def _dangling(doc, idxs: list[int]) -> bool:
+    """Does the claim stop at a word whose complement was cut out as a claim of its own ("my favourite thing is
+    that I …" → "… thing is")? Such a text says nothing; the complement's own claim stays."""
+    if not idxs:
+        return True
+    kept = set(idxs)
+    last = doc[idxs[-1]]
+    return any(c.i > last.i and c.dep_ in COMPLEMENT_DEPS and c.i not in kept for c in last.children)
 
 
 def _find_subject(sent, head, real, aux) -> _Subject | None:

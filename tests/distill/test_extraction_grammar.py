@@ -115,6 +115,9 @@ def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
         ("I don't eat pork myself", "Sam doesn't eat pork."),
         ("I built the dinghy myself", "Sam built the dinghy."),
         ("I taught myself bookkeeping", "Sam taught themself bookkeeping."),
+        # after a preposition the reflexive is its object, not emphatic: not "… honest with."
+        ("I'm always honest with myself", "Sam is always honest with themself."),
+        ("I mostly sail by myself", "Sam mostly sails by themself."),
     ],
 )
 def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expected):
@@ -244,3 +247,62 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
 )
 def test_a_discourse_marker_of_several_words_is_not_part_of_the_claim(turn, expected):
     assert contents_of(turn) == expected
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # a small clause inside a relative clause stays with the verb that governs it: not "… the way the sea air
+        # makes." and "The sea air makes Sam feel."
+        ("I love the way the sea air makes me feel.", ["Sam loves the way the sea air makes Sam feel."]),
+        ("I collect records that make me forget the week.", ["Sam collects records that make Sam forget the week."]),
+        # inside a participle or a purpose clause, too
+        (
+            "I enjoy watching my apprentices improve and grow.",
+            ["Sam enjoys watching Sam's apprentices improve and grow."],
+        ),
+        # a second verb of a small clause or a purpose clause is part of it: not "Sam strengthen Sam's ankle."
+        (
+            "The physio helped me stretch and strengthen my ankle.",
+            ["The physio helped Sam stretch and strengthen Sam's ankle."],
+        ),
+        (
+            "I took a night class to learn and practise Portuguese.",
+            ["Sam took a night class to learn and practise Portuguese."],
+        ),
+        # a clause opened by a wh-word is the object of the verb above it: not "The trip made Sam realise."
+        ("The trip made me realise how much I miss Lisbon.", ["The trip made Sam realise how much Sam misses Lisbon."]),
+    ],
+)
+def test_a_clause_inside_another_is_kept_whole(turn, expected):
+    assert contents_of(turn) == expected
+
+
+def test_a_claim_whose_complement_became_a_claim_of_its_own_is_not_left_dangling():
+    """ "My favourite part is that I get to work outdoors": the outdoors claim stays, "… part is." goes."""
+    assert contents_of("My favourite part is that I get to work outdoors.") == ["Sam gets to work outdoors."]
+
+
+def test_an_i_inside_quotation_marks_is_whoever_is_quoted():
+    """'My old boss always said "I never take holidays"': no memory says Sam never takes holidays. A quote
+    in the third person stays a claim to review, without the half of its quotation marks the claim cut."""
+    from distill.trust import DROPPED, PENDING
+
+    boss = candidates_of('My old boss always said "I never take holidays" and he meant it.')
+    assert [(c.content, c.ceiling) for c in boss] == [("Sam never takes holidays.", DROPPED)]
+    (card,) = candidates_of('My sister wrote "Mum is moving to Cork" in the card.')
+    assert card.ceiling == PENDING and card.content.startswith("Mum is moving to Cork")
+    assert '"' not in card.content  # half a quotation's marks would mislead
+
+
+def test_a_cut_leaves_no_space_before_a_comma():
+    assert contents_of("I felt so welcome and safe, just sitting by the fire with the crew.") == [
+        "Sam felt so welcome, just sitting by the fire with the crew.",
+        "Sam felt safe, just sitting by the fire with the crew.",
+    ]
+
+
+def test_a_verb_coordinated_with_a_feeling_verb_does_not_hide_it():
+    """ "I felt so calm and rested": "feel" with a complement clause hands the claim to it; with a second verb
+    coordinated it is a claim of its own."""
+    assert contents_of("I felt so calm and rested by the lake.") == ["Sam felt so calm.", "Sam rested by the lake."]
