@@ -74,4 +74,5 @@ def test_browser_walks_the_chats_page_and_uploads_an_export(logged_in_page, impo
     page.select_option("select[name=format]", "anthropic")
     page.set_input_files("input[name=file]", str(FIXTURES / "claude-conversations.json"))
     page.click("#chats-upload button[type=submit]")
-    page.get_by_text("1 session imported").wait_for()
+    # the status line itself: the page's live region repeats it for screen readers a moment later
+    page.get_by_role("status").get_by_text("1 session imported").wait_for()
