@@ -37,7 +37,7 @@ C = 0.3
 TARGET_PRECISION = 0.95
 MAX_QUEUED_PER_100 = 3.0
 MIN_QUEUED_TRUE = 0.60
-MIN_ACCEPTED_FOR_PRECISION = 5  # a set with fewer accepted candidates cannot veto a threshold on its own
+LOWEST_REVIEW = 0.5  # the review and held lines are searched from here up (below it nothing is worth asking)
 VERSION_PREFIX = "gate-lr"
 # Context the development data never shows (no judge runs in the bench, no active memories while labelling):
 # fixed log-odds priors, written into the artifact only for features the fit left at zero.
@@ -126,11 +126,13 @@ def _arrays(rows):
     return p, label, sets, dropped, capped
 
 
-def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, int]]):
-    """Per set: accepted (true, labelled), queued (true, labelled, all) and turns, as ``decide`` would decide."""
+def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, int]], held: float | None = None):
+    """Per set: accepted (true, labelled), queued (true, labelled, all) and turns, as ``decide`` would decide: a
+    claim a hard rule holds back is asked at p ≥ ``held`` (the review line when None), any other at p ≥ review."""
     p, label, sets, dropped, capped = arrays
+    held = review if held is None else held
     acc = (p >= accept) & ~capped & ~dropped
-    queued = (p >= review) & ~acc & ~dropped
+    queued = (((p >= review) & ~capped) | ((p >= held) & capped)) & ~acc & ~dropped
     lab = label >= 0
     stats = {}
     for name in sorted(turns):
@@ -158,21 +160,46 @@ def _accept_ok(stats) -> bool:
 def _review_ok(stats) -> bool:
     return all(
         100.0 * s["q_all"] / max(s["turns"], 1) <= MAX_QUEUED_PER_100
-        and (s["q_lab"] < MIN_ACCEPTED_FOR_PRECISION or s["q_true"] / s["q_lab"] >= MIN_QUEUED_TRUE)
+        and (s["q_lab"] == 0 or s["q_true"] / s["q_lab"] >= MIN_QUEUED_TRUE)  # judged however few, as the bench judges it
         for s in stats.values()
     )
 
 
-def choose_thresholds(rows, turns) -> tuple[float, float, dict]:
-    """Accept: the lowest probability at which every set keeps its precision target. Review: the lowest below it
-    at which every set's queue stays short and mostly true."""
+def choose_thresholds(rows, turns) -> tuple[float, float, float, dict]:
+    """Accept: the lowest probability at which every set keeps its precision target. Then the review line (for
+    claims the model decides) and the held line (for claims a hard rule holds back) together: the pair that
+    asks the most true claims while every set's queue stays short and mostly true. Held-back claims are a
+    population of their own (quotes, uncertain speakers): one shared line let a handful of them veto the whole
+    review band."""
+    import numpy as np
+
     arrays = _arrays(rows)
     grid = sorted({round(float(x), 3) for x in arrays[0]} | {1.0})
     accept = next((t for t in grid if _accept_ok(_set_stats(arrays, t, t, turns))), 1.0)
     # (ascending: the lowest line that keeps the target; precision need not be monotone above it)
-    below = [t for t in grid if t < accept]
-    review = next((t for t in below if _review_ok(_set_stats(arrays, accept, t, turns))), accept)
-    return accept, review, _set_stats(arrays, accept, review, turns)
+    lines = np.array([t for t in grid if LOWEST_REVIEW <= t < accept] + [accept, 1.0])
+    p, label, sets, dropped, capped = arrays
+    asked = ~dropped & ~((p >= accept) & ~capped)  # what the queue may hold: not dropped, not accepted
+    feasible, q_true, q_all = np.ones((len(lines), len(lines)), bool), 0, 0
+    for name in sorted(turns):
+        per_line = {}
+        for pop, members in (("review", asked & ~capped & (sets == name)), ("held", asked & capped & (sets == name))):
+            for what, mask in (("all", members), ("lab", members & (label >= 0)), ("true", members & (label == 1))):
+                ps = np.sort(p[mask])
+                per_line[pop, what] = len(ps) - np.searchsorted(ps, lines, side="left")  # count with p ≥ line
+        both = {w: per_line["review", w][:, None] + per_line["held", w][None, :] for w in ("all", "lab", "true")}
+        short = 100.0 * both["all"] / max(sum(turns[name].values()), 1) <= MAX_QUEUED_PER_100
+        true_enough = both["true"] >= MIN_QUEUED_TRUE * both["lab"]
+        feasible &= short & true_enough
+        q_true, q_all = q_true + both["true"], q_all + both["all"]
+    # the most true claims asked; then the fewest asked; then the highest lines
+    order = np.lexsort((-np.arange(lines.size)[None, :].repeat(lines.size, 0).ravel(),
+                        -np.arange(lines.size)[:, None].repeat(lines.size, 1).ravel(),
+                        q_all.ravel(), -q_true.ravel()))  # fmt: skip
+    pick = next((k for k in order if feasible.ravel()[k]), None)
+    review, held = (accept, 1.0) if pick is None else (float(lines[pick // lines.size]), float(lines[pick % lines.size]))
+    review = min(review, accept)
+    return accept, review, held, _set_stats(arrays, accept, review, turns, held)
 
 
 # --- training -----------------------------------------------------------------------------------------------
@@ -230,14 +257,15 @@ def data_hash(records: list[dict]) -> str:
     return h.hexdigest()
 
 
-def model_hash(data_digest: str, bits: int, c: float, weights: list, intercept: float) -> str:
-    """The artifact's version: its training data, how it was fitted and what the fit gave (a new fit on the same
-    data, or the same data read through other features, is a new model, and a stored decision names the model
-    that made it)."""
-    recipe = json.dumps(
-        {"data": data_digest, "bits": bits, "C": c, "fit_on": "decidable", "calibration": CALIBRATION,
-         "weights": weights, "intercept": intercept}  # fmt: skip
-    )
+def model_hash(data_digest: str, bits: int, c: float, weights: list, intercept: float, lines: tuple = ()) -> str:
+    """The artifact's version: its training data, how it was fitted, what the fit gave and the lines it decides
+    with (a new fit on the same data, the same data read through other features, or other lines, is a new model,
+    and a stored decision names the model that made it)."""
+    recipe = {"data": data_digest, "bits": bits, "C": c, "fit_on": "decidable", "calibration": CALIBRATION,
+              "weights": weights, "intercept": intercept}  # fmt: skip
+    if lines:
+        recipe["lines"] = list(lines)
+    recipe = json.dumps(recipe)
     return hashlib.sha256(recipe.encode()).hexdigest()[:12]
 
 
@@ -286,7 +314,7 @@ def train(
     cal = gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0, platt=ab)
     probs = [round(cal.calibrate(x), 4) for x in oof]
     rows = [(probs[i], vs[i], records[i]["label"], records[i]["set"]) for i in range(len(records))]
-    accept, review, stats = choose_thresholds(rows, turns)
+    accept, review, held, stats = choose_thresholds(rows, turns)
     X = matrix([gate_model.featurize(v) for v in (vs[i] for i in lab_idx)], bits)
     y = np.array([records[i]["label"] for i in lab_idx])
     w = np.array([weights[records[i]["set"]] for i in lab_idx])
@@ -320,7 +348,8 @@ def train(
     }
     artifact = {
         "format": gate_model.FORMAT,
-        "version": f"{VERSION_PREFIX}-{model_hash(digest, bits, c, nz, round(float(model.intercept_[0]), 6))}",
+        "version": f"{VERSION_PREFIX}-"
+        f"{model_hash(digest, bits, c, nz, round(float(model.intercept_[0]), 6), (accept, review, held))}",
         "created_by": "bench/train_gate.py",
         "hashing": {
             "function": "crc32(utf-8 feature name) & (2**bits - 1)",
@@ -343,6 +372,7 @@ def train(
         "thresholds": {
             "accept": accept,
             "review": review,
+            "held": held,
             "target_precision": TARGET_PRECISION,
             "max_queued_per_100_turns": MAX_QUEUED_PER_100,
             "min_queued_true": MIN_QUEUED_TRUE,
@@ -402,7 +432,8 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "",
         f"Model `{artifact['version']}` ({artifact['model']['kind']}, C={artifact['model']['C']}, "
         f"{1 << artifact['hashing']['bits']} hashed buckets, {len(artifact['weights'])} non-zero weights), "
-        f"{artifact['calibration']['method']}, accept at p ≥ {th['accept']}, review at p ≥ {th['review']}. "
+        f"{artifact['calibration']['method']}, accept at p ≥ {th['accept']}, review at p ≥ {th['review']}, "
+        f"a claim a hard rule holds back asked at p ≥ {th['held']}. "
         "Rebuilt by `bench/train_gate.py` (`--check` verifies the committed artifact).",
         "",
         "## Sources and licences",

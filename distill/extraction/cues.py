@@ -31,6 +31,8 @@ from distill.extraction.nlp import lemma, subject_of
 
 def is_question(sent, head, subject, heads=()) -> bool:
     text = sent.text.rstrip()
+    if _told_in_a_question(head, subject):
+        return False
     later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
     if text.endswith("?") and later and subject is not None and subject.lower_ in FIRST | FIRST_PLURAL:
         # "I'm allergic to latex, is that on my file?": the speaker's statement, then a question about it.
@@ -55,6 +57,21 @@ def is_question(sent, head, subject, heads=()) -> bool:
         if head.lemma_ == "be" and head.i < subject.i and head.i == sent.start:
             return True
     return False
+
+
+def _told_in_a_question(head, subject) -> bool:
+    """A first-person clause the speaker tells inside a question about the listener's knowing it ("Can you
+    believe I've been teaching for ten years?", "Did you know I grew up in Tromso?", "Did you hear I got the
+    job?"): the question is rhetorical, the clause a statement."""
+    frame = head.head
+    if head.dep_ != "ccomp" or frame == head or frame.dep_ != "ROOT" or lemma(frame) not in ("believe", "know", "hear"):
+        return False
+    if any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in head.children):
+        return False  # "Do you know if I left my keys here?": a real question
+    if lemma(frame) == "believe" and not any(a.lower_ in ("can", "could") for a in _aux_of(frame)):
+        return False  # "Do you believe I can win?" asks; "Can you believe I won?" tells
+    listener = subject_of(frame)
+    return listener is not None and listener.lower_ == "you" and subject is not None and subject.lower_ in FIRST
 
 
 def conditional(head) -> bool:
@@ -118,6 +135,8 @@ def reported(head) -> tuple[bool, str]:
     h = head
     for _ in range(6):
         if h.dep_ in ("ccomp", "parataxis") and h.head != h:
+            if _told_in_a_question(h, subject_of(h)):
+                return False, "first"  # "Did you know I grew up in Tromso?": the speaker tells it
             gov = h.head
             if lemma(gov) in SAY_VERBS | HEDGE_VERBS | {"hear", "read", "know"}:
                 s = subject_of(gov)

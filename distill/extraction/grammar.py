@@ -141,7 +141,7 @@ _EMPHATIC = re.compile(r"(?<=\w)(?:,)?\s+(?:myself|yourself)(?=\s*(?:[,.!?]|$|\s
 
 def _drop_emphatic(clause: str) -> str:
     """ "I don't eat pork myself" → "I don't eat pork": an emphatic reflexive after its object; a reflexive
-    object right after its verb ("I taught myself") stays."""
+    object right after its verb ("I taught myself") or a preposition ("true to myself") stays."""
 
     def repl(m: re.Match) -> str:
         before = clause[: m.start()].split()

@@ -75,6 +75,7 @@ class Claim:
     entities: list[tuple[str, str]] = field(default_factory=list)
 
 
+FACT_MARKS = {"before", "after", "since", "because"}  # a clause under them is told as a fact
 COMPLEMENT_DEPS = {"ccomp", "xcomp", "dobj", "attr", "acomp", "pobj", "oprd", "dative"}
 
 
@@ -201,6 +202,10 @@ def _drop_ranges(head, heads) -> set[int]:
         elif c.dep_ in SUBJECT_DEPS and _vocative_subject(c, head):
             # the name and what leads up to it ("Thanks,", "Cheers,") go; the claim starts after it
             cut.update(t.i for t in head.subtree if t.i <= c.right_edge.i or (t.i < head.i and t.is_punct))
+        elif c.i > head.i and c.dep_ in ("advcl", "ccomp", "parataxis") and _comment_on_which(c):
+            # "I start a postdoc in March, which still feels unreal": a comment on the claim, not part of it
+            cut.update(t.i for t in c.subtree)
+            cut.add(c.left_edge.i - 1)
         elif c.dep_ == "advcl" and c.i < head.i and getattr(subject_of(c), "tag_", "") == "WDT":
             # "Which reminds me, I'm off to Oslo": a comment on what was said before, then the claim
             cut.update(t.i for t in c.subtree)
@@ -216,6 +221,13 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.update(x.i for x in t.subtree)
             cut.add(start - 1)
     return cut
+
+
+def _comment_on_which(clause) -> bool:
+    """A clause on "which" set off by a comma that the parser hung on the verb (a relative clause's reading)."""
+    subject = subject_of(clause)
+    start = clause.left_edge.i
+    return subject is not None and subject.tag_ == "WDT" and subject.i == start and clause.doc[start - 1].text == ","
 
 
 def _vocative_before_subject(head, c) -> bool:
@@ -264,6 +276,8 @@ def _clause_tokens(head, heads, subject) -> list[int]:
         elif head.tag_ in ("VB", "VBG", "VBN") and not _aux_of(head):
             parent = head.head
             extra += [a.i for a in _aux_of(parent) if a.dep_ != "neg"]
+        elif _participle_after_present_copula(head):
+            extra.append(head.head.i)  # "I'm nervous and scared to fly" → "… is scared to fly", not "… scared to fly"
         idxs = sorted(set(extra)) + idxs
     # Leading discourse words and conjunctions are not part of the claim ("so", "and", "well", "oh", ",").
     doc = head.doc
@@ -287,12 +301,27 @@ def _clause_tokens(head, heads, subject) -> list[int]:
         while idxs and idxs[0] < subject.i and doc[idxs[0]].lower_ in ("so", "and", "but", "well", "oh", "then"):
             idxs.pop(0)
         idxs = _after_dash_lead_in(doc, idxs, subject)
+        idxs = _after_fragment_lead_in(doc, idxs, head, subject)
     while idxs and doc[idxs[-1]].is_punct:
         idxs.pop()
     # "…, Sam.": a name said to the listener closing the clause is not part of it.
     if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
         idxs = idxs[:-2]
     return idxs
+
+
+def _participle_after_present_copula(head) -> bool:
+    """A past form coordinated with a present "am"/"is"/"are" and with no subject or auxiliary of its own is a
+    participle the copula carries ("I'm a bit nervous and scared to fly"), not a past verb."""
+    parent = head.head
+    return (
+        head.dep_ == "conj"
+        and head.tag_ == "VBD"
+        and not _aux_of(head)
+        and lemma(parent) == "be"
+        and parent.tag_ in ("VBP", "VBZ")
+        and not any(c.dep_ in ("dobj", "nsubj") for c in head.children)
+    )
 
 
 def _after_discourse_phrase(doc, idxs: list[int], subject) -> list[int]:
@@ -308,6 +337,28 @@ def _after_discourse_phrase(doc, idxs: list[int], subject) -> list[int]:
 
 
 MAX_LEAD_IN = 6  # tokens before the dash
+
+
+def _after_fragment_lead_in(doc, idxs: list[int], head, subject) -> list[int]:
+    """An answer's fragment before the clause goes: one joined by ", and" / ", but" ("Every Sunday, and I run
+    the choir"; "A bit, but I love it"), and what leads up to a subordinator the parser took for the sentence's
+    own ("In Kumasi, at my aunt's church, before I moved to Leeds" → "I moved to Leeds")."""
+    for n, i in enumerate(idxs):
+        if i >= subject.left_edge.i:
+            break
+        if doc[i].dep_ == "cc" and i > 0 and doc[i - 1].text == "," and i + 1 == subject.left_edge.i:
+            return idxs[n + 1 :]
+    mark = _root_mark(head)
+    if mark is not None and lemma(mark) in FACT_MARKS and mark.i < subject.i and mark.i in idxs:
+        return [i for i in idxs if i > mark.i]
+    return idxs
+
+
+def _root_mark(head):
+    """The subordinator of a sentence that is only a subordinate clause ("Before I moved to Leeds.")."""
+    if head.dep_ != "ROOT":
+        return None
+    return next((c for c in head.children if c.dep_ == "mark" and c.i < head.i), None)
 
 
 def _after_dash_lead_in(doc, idxs: list[int], subject) -> list[int]:
@@ -512,6 +563,9 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     subj = _find_subject(sent, head, real, aux)
     if subj is None or subj.kind in ("none", "thing"):
         return []
+    mark = _root_mark(head)
+    if mark is not None and lemma(mark) in FRAME_MARKS - FACT_MARKS:
+        return []  # "When I was a kid.": the time of something the sentence does not say
     idxs = _clause_tokens(head, heads, subj.token)
     if not idxs:
         return []

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.deterministic import DeterministicExtractor
 from distill.extraction.grammar import third_person, third_singular
+from distill.trust import DROPPED, PENDING
 
 
 @pytest.mark.parametrize(
@@ -286,8 +287,6 @@ def test_a_claim_whose_complement_became_a_claim_of_its_own_is_not_left_dangling
 def test_an_i_inside_quotation_marks_is_whoever_is_quoted():
     """'My old boss always said "I never take holidays"': no memory says Sam never takes holidays. A quote
     in the third person stays a claim to review, without the half of its quotation marks the claim cut."""
-    from distill.trust import DROPPED, PENDING
-
     boss = candidates_of('My old boss always said "I never take holidays" and he meant it.')
     assert [(c.content, c.ceiling) for c in boss] == [("Sam never takes holidays.", DROPPED)]
     (card,) = candidates_of('My sister wrote "Mum is moving to Cork" in the card.')
@@ -306,3 +305,43 @@ def test_a_verb_coordinated_with_a_feeling_verb_does_not_hide_it():
     """ "I felt so calm and rested": "feel" with a complement clause hands the claim to it; with a second verb
     coordinated it is a claim of its own."""
     assert contents_of("I felt so calm and rested by the lake.") == ["Sam felt so calm.", "Sam rested by the lake."]
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # a question about the listener's knowing it tells the speaker's own clause
+        ("Did you know I grew up on a trawler?", ["Sam grew up on a trawler."]),
+        ("Can you believe I've kept bees for twenty years?", ["Sam has kept bees for twenty years."]),
+    ],
+)
+def test_a_clause_told_inside_a_rhetorical_question_is_a_statement(turn, expected):
+    found = candidates_of(turn)
+    assert [c.content for c in found] == expected and not found[0].ceiling
+
+
+def test_a_real_question_about_the_listeners_knowing_stays_a_question():
+    (found,) = candidates_of("Do you know if I left my gloves in the van?")
+    assert found.ceiling == DROPPED
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # a comment on "which" the parser hung on the verb is left out, like a non-restrictive relative clause
+        ("I move to Galway next month, which is exciting.", ["Sam moves to Galway next month."]),
+        # an answer's fragment before ", and" / before the subordinator of a sentence that is only a clause
+        ("Every Tuesday, and I coach the under-tens on Saturdays.", ["Sam coaches the under-tens on Saturdays."]),
+        ("In Gdansk, at my uncle's boatyard, before I moved to Hull.", ["Sam moved to Hull."]),
+    ],
+)
+def test_a_comment_or_an_answers_fragment_around_the_claim_is_left_out(turn, expected):
+    assert contents_of(turn) == expected
+
+
+def test_a_participle_coordinated_with_a_present_copula_keeps_the_copula():
+    """The parser may read "scared" as a past verb coordinated with "'m": the memory says "is scared"."""
+    found = contents_of("I'm a mix of excited and scared to start the apprenticeship.")
+    assert "Sam is scared to start the apprenticeship." in found
+    assert not [c for c in found if c.startswith("Sam scared")]
+    assert contents_of("I was tired and stayed in.") == ["Sam was tired.", "Sam stayed in."]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from distill import gate_model, trust
@@ -200,3 +202,43 @@ def test_sibling_giving_the_words_to_another_speaker_flags_the_claim():
     sibs = [pipeline.SiblingTurn("limitless", "I'm switching to night shifts in July.", False)]
     agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "another speaker" in disagreement
+
+
+def _model_with_lines(**lines) -> gate_model.GateModel:
+    data = json.loads(gate_model.ARTIFACT.read_text(encoding="utf-8"))
+    data["thresholds"].update(lines)
+    return gate_model.GateModel.from_dict(data)
+
+
+def _decided(p: float, c: Candidate, model: gate_model.GateModel, policy=None) -> trust.Scored:
+    policy = policy or trust.Policy()
+    scored = trust.score(c, source_trust=policy.source_trust, model=model)
+    scored.score = p
+    return trust.decide(scored, policy, model=model)
+
+
+def test_a_claim_a_rule_holds_back_is_asked_from_its_own_line():
+    """A claim no score may accept (a quote, an uncertain subject) is asked at p ≥ the held line, whatever the
+    review line; a claim the model decides is asked at p ≥ the review line."""
+    model = _model_with_lines(accept=0.9, review=0.8, held=0.6)
+    quoted = cand(ceiling=trust.PENDING, ceiling_reason="quoted or reported speech")
+    asked = _decided(0.7, quoted, model)
+    assert asked.decision == trust.PENDING and asked.reason == "review at most: quoted or reported speech"
+    below = _decided(0.5, quoted, model)
+    assert below.decision == trust.DROPPED and below.reason.endswith("below the line for asking")
+    assert _decided(0.7, cand(), model).decision == trust.DROPPED  # decided by the model: under its review line
+    assert _decided(0.85, cand(), model).decision == trust.PENDING
+    uncertain = cand(features={"subject_type": "pronoun"})
+    assert _decided(0.65, uncertain, model).decision == trust.PENDING
+    strict = _model_with_lines(accept=0.9, review=0.8, held=0.95)  # a held line over the accept line
+    assert _decided(0.92, quoted, strict).decision == trust.DROPPED
+    assert _decided(0.96, quoted, strict).decision == trust.PENDING
+    assert _decided(0.92, cand(), strict).decision == trust.ACCEPTED
+
+
+def test_an_owner_who_moved_the_lines_is_asked_held_back_claims_from_their_review_line():
+    model = _model_with_lines(accept=0.9, review=0.8, held=0.95)
+    owners = trust.Policy(auto_approve_trust=0.99, review_trust=0.2)
+    quoted = cand(ceiling=trust.PENDING, ceiling_reason="quoted or reported speech")
+    assert _decided(0.25, quoted, model, owners).decision == trust.PENDING
+    assert _decided(0.15, quoted, model, owners).decision == trust.DROPPED
