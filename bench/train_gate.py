@@ -37,7 +37,7 @@ C = 0.3
 TARGET_PRECISION = 0.95
 MAX_QUEUED_PER_100 = 3.0
 MIN_QUEUED_TRUE = 0.60
-LOWEST_REVIEW = 0.5  # the review and held lines are searched from here up (below it nothing is worth asking)
+LOWEST_REVIEW = 0.5  # the review and capped lines are searched from here up (below it nothing is worth asking)
 VERSION_PREFIX = "gate-lr"
 # Context the development data never shows (no judge runs in the bench, no active memories while labelling):
 # fixed log-odds priors, written into the artifact only for features the fit left at zero.
@@ -126,13 +126,14 @@ def _arrays(rows):
     return p, label, sets, dropped, capped
 
 
-def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, int]], held: float | None = None):
+def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, int]], capped_line=None):
     """Per set: accepted (true, labelled), queued (true, labelled, all) and turns, as ``decide`` would decide: a
-    claim a hard rule holds back is asked at p ≥ ``held`` (the review line when None), any other at p ≥ review."""
+    claim a hard rule caps at review is asked at p ≥ ``capped_line`` (the review line when None), any other at
+    p ≥ review."""
     p, label, sets, dropped, capped = arrays
-    held = review if held is None else held
+    capped_line = review if capped_line is None else capped_line
     acc = (p >= accept) & ~capped & ~dropped
-    queued = (((p >= review) & ~capped) | ((p >= held) & capped)) & ~acc & ~dropped
+    queued = (((p >= review) & ~capped) | ((p >= capped_line) & capped)) & ~acc & ~dropped
     lab = label >= 0
     stats = {}
     for name in sorted(turns):
@@ -167,8 +168,8 @@ def _review_ok(stats) -> bool:
 
 def choose_thresholds(rows, turns) -> tuple[float, float, float, dict]:
     """Accept: the lowest probability at which every set keeps its precision target. Then the review line (for
-    claims the model decides) and the held line (for claims a hard rule holds back) together: the pair that
-    asks the most true claims while every set's queue stays short and mostly true. Held-back claims are a
+    claims the model decides) and the capped line (for claims a hard rule caps at review) together: the pair that
+    asks the most true claims while every set's queue stays short and mostly true. Capped claims are a
     population of their own (quotes, uncertain speakers): one shared line let a handful of them veto the whole
     review band."""
     import numpy as np
@@ -183,11 +184,11 @@ def choose_thresholds(rows, turns) -> tuple[float, float, float, dict]:
     feasible, q_true, q_all = np.ones((len(lines), len(lines)), bool), 0, 0
     for name in sorted(turns):
         per_line = {}
-        for pop, members in (("review", asked & ~capped & (sets == name)), ("held", asked & capped & (sets == name))):
+        for pop, members in (("review", asked & ~capped & (sets == name)), ("capped", asked & capped & (sets == name))):
             for what, mask in (("all", members), ("lab", members & (label >= 0)), ("true", members & (label == 1))):
                 ps = np.sort(p[mask])
                 per_line[pop, what] = len(ps) - np.searchsorted(ps, lines, side="left")  # count with p ≥ line
-        both = {w: per_line["review", w][:, None] + per_line["held", w][None, :] for w in ("all", "lab", "true")}
+        both = {w: per_line["review", w][:, None] + per_line["capped", w][None, :] for w in ("all", "lab", "true")}
         short = 100.0 * both["all"] / max(sum(turns[name].values()), 1) <= MAX_QUEUED_PER_100
         true_enough = both["true"] >= MIN_QUEUED_TRUE * both["lab"]
         feasible &= short & true_enough
@@ -197,9 +198,9 @@ def choose_thresholds(rows, turns) -> tuple[float, float, float, dict]:
                         -np.arange(lines.size)[:, None].repeat(lines.size, 1).ravel(),
                         q_all.ravel(), -q_true.ravel()))  # fmt: skip
     pick = next((k for k in order if feasible.ravel()[k]), None)
-    review, held = (accept, 1.0) if pick is None else (float(lines[pick // lines.size]), float(lines[pick % lines.size]))
+    review, cap = (accept, 1.0) if pick is None else (float(lines[pick // lines.size]), float(lines[pick % lines.size]))
     review = min(review, accept)
-    return accept, review, held, _set_stats(arrays, accept, review, turns, held)
+    return accept, review, cap, _set_stats(arrays, accept, review, turns, cap)
 
 
 # --- training -----------------------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ def train(
     cal = gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0, platt=ab)
     probs = [round(cal.calibrate(x), 4) for x in oof]
     rows = [(probs[i], vs[i], records[i]["label"], records[i]["set"]) for i in range(len(records))]
-    accept, review, held, stats = choose_thresholds(rows, turns)
+    accept, review, capped, stats = choose_thresholds(rows, turns)
     X = matrix([gate_model.featurize(v) for v in (vs[i] for i in lab_idx)], bits)
     y = np.array([records[i]["label"] for i in lab_idx])
     w = np.array([weights[records[i]["set"]] for i in lab_idx])
@@ -349,7 +350,7 @@ def train(
     artifact = {
         "format": gate_model.FORMAT,
         "version": f"{VERSION_PREFIX}-"
-        f"{model_hash(digest, bits, c, nz, round(float(model.intercept_[0]), 6), (accept, review, held))}",
+        f"{model_hash(digest, bits, c, nz, round(float(model.intercept_[0]), 6), (accept, review, capped))}",
         "created_by": "bench/train_gate.py",
         "hashing": {
             "function": "crc32(utf-8 feature name) & (2**bits - 1)",
@@ -372,7 +373,7 @@ def train(
         "thresholds": {
             "accept": accept,
             "review": review,
-            "held": held,
+            "capped": capped,
             "target_precision": TARGET_PRECISION,
             "max_queued_per_100_turns": MAX_QUEUED_PER_100,
             "min_queued_true": MIN_QUEUED_TRUE,
@@ -433,7 +434,7 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         f"Model `{artifact['version']}` ({artifact['model']['kind']}, C={artifact['model']['C']}, "
         f"{1 << artifact['hashing']['bits']} hashed buckets, {len(artifact['weights'])} non-zero weights), "
         f"{artifact['calibration']['method']}, accept at p ≥ {th['accept']}, review at p ≥ {th['review']}, "
-        f"a claim a hard rule holds back asked at p ≥ {th['held']}. "
+        f"a claim a hard rule caps at review asked at p ≥ {th['capped']}. "
         "Rebuilt by `bench/train_gate.py` (`--check` verifies the committed artifact).",
         "",
         "## Sources and licences",

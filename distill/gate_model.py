@@ -228,13 +228,13 @@ class GateModel:
     review_threshold: float
     meta: dict = field(default_factory=dict)
     platt: tuple[float, float] | None = None  # (a, b): p = sigmoid(a·logit + b), used when there is no table
-    # A claim a hard rule holds back from acceptance (a quote, an uncertain subject...) is asked at p ≥ this line,
-    # chosen on the folds apart from the review line: such claims are a population of their own. None: review.
-    held_threshold: float | None = None
+    # A claim a hard rule caps at review (a quote, an uncertain subject...) is asked at p ≥ this line, chosen on
+    # the folds apart from the review line: such claims are a population of their own. None: the review line.
+    capped_threshold: float | None = None
 
     @property
-    def held_line(self) -> float:
-        return self.review_threshold if self.held_threshold is None else self.held_threshold
+    def capped_line(self) -> float:
+        return self.review_threshold if self.capped_threshold is None else self.capped_threshold
 
     @classmethod
     def from_dict(cls, data: dict) -> GateModel:
@@ -250,7 +250,7 @@ class GateModel:
             calibration_y=[float(y) for y in data["calibration"]["y"]],
             accept_threshold=float(data["thresholds"]["accept"]),
             review_threshold=float(data["thresholds"]["review"]),
-            held_threshold=float(data["thresholds"]["held"]) if "held" in data["thresholds"] else None,
+            capped_threshold=float(data["thresholds"]["capped"]) if "capped" in data["thresholds"] else None,
             meta={k: data.get(k) for k in ("training_data", "folds", "trained_on", "created_by")},
             platt=(float(data["calibration"]["a"]), float(data["calibration"]["b"]))
             if "a" in data["calibration"]

@@ -152,22 +152,22 @@ def score(
 
 
 def lines(policy: Policy, model: gate_model.GateModel | None = None) -> tuple[float, float, float]:
-    """(accept, review, held) lines in smart mode: the artifact's calibrated thresholds, unless the owner moved the
-    policy's from their defaults (then the owner's values: the Sources page setting wins, and a claim held back
-    from acceptance is asked from the owner's review line too)."""
+    """(accept, review, capped) lines in smart mode: the artifact's calibrated thresholds, unless the owner moved
+    the policy's from their defaults (then the owner's values: the Sources page setting wins, and a claim a hard
+    rule caps at review is asked from the owner's review line too)."""
     model = model or gate_model.shipped()
     custom = (
         abs(policy.auto_approve_trust - DEFAULT_AUTO_APPROVE) > 1e-9 or abs(policy.review_trust - DEFAULT_REVIEW) > 1e-9
     )
     if custom:
         return policy.auto_approve_trust, policy.review_trust, policy.review_trust
-    return model.accept_threshold, min(model.review_threshold, model.accept_threshold), model.held_line
+    return model.accept_threshold, min(model.review_threshold, model.accept_threshold), model.capped_line
 
 
 def decide(scored: Scored, policy: Policy, *, model: gate_model.GateModel | None = None) -> Scored:
     """Set ``decision`` and ``reason`` from the mode, the score and the judge (gates come after)."""
     cand = scored.candidate
-    accept, review, held = lines(policy, model)
+    accept, review, capped = lines(policy, model)
     if policy.mode == Mode.OFF:
         scored.decision, scored.reason = DROPPED, "mode off"
     elif scored.judge_verdict == "reject":
@@ -196,17 +196,17 @@ def decide(scored: Scored, policy: Policy, *, model: gate_model.GateModel | None
     elif cand.ceiling == PENDING and scored.decision == ACCEPTED:
         scored.decision, scored.reason = PENDING, f"review at most: {cand.ceiling_reason}"
     if policy.mode == Mode.SMART and scored.decision != ACCEPTED and scored.judge_verdict != "reject":
-        hold = "" if cand.ceiling == DROPPED else _held_back(scored)
-        if hold and scored.score >= held:
-            scored.decision, scored.reason = PENDING, hold  # asked from its own line, whatever the review line
-        elif hold:
-            scored.decision, scored.reason = DROPPED, f"{hold}; below the line for asking"
+        cap = "" if cand.ceiling == DROPPED else _capped_reason(scored)
+        if cap and scored.score >= capped:
+            scored.decision, scored.reason = PENDING, cap  # asked from its own line, whatever the review line
+        elif cap:
+            scored.decision, scored.reason = DROPPED, f"{cap}; below the line for asking"
     scored.scored_decision = scored.decision
     return scored
 
 
-def _held_back(scored: Scored) -> str:
-    """Why a hard rule keeps this claim from acceptance at any score ("" when none does): its ceiling, a noisy
+def _capped_reason(scored: Scored) -> str:
+    """Why a hard rule caps this claim at review whatever its score ("" when none does): its ceiling, a noisy
     capture, an uncertain subject. The training's ``decidable`` (``bench/train_gate.py``) is the same test."""
     cand = scored.candidate
     if cand.ceiling == PENDING:

@@ -185,7 +185,7 @@ def test_the_same_data_read_through_other_features_is_a_new_model_version(monkey
     assert first["version"] != second["version"]
 
 
-def _row(p: float, label: int, *, held: bool = False) -> tuple:
+def _row(p: float, label: int, *, capped: bool = False) -> tuple:
     record = {
         "set": "chats",
         "group": "chats:0",
@@ -194,19 +194,19 @@ def _row(p: float, label: int, *, held: bool = False) -> tuple:
         "attribution": "user",
         "subject": "user",
         "capture_confidence": 0.9,
-        "ceiling": trust.PENDING if held else "",
-        "ceiling_reason": "quoted or reported speech" if held else "",
+        "ceiling": trust.PENDING if capped else "",
+        "ceiling_reason": "quoted or reported speech" if capped else "",
         "features": {"subject_type": "owner"},
     }
     return (p, gate_model.view(record), label, "chats")
 
 
-def test_claims_a_rule_holds_back_get_their_own_line_so_they_cannot_veto_the_review_band():
-    """Four true claims of five in the model's band are worth asking; six false held-back claims of seven are
+def test_claims_a_rule_caps_at_review_get_their_own_line_so_they_cannot_veto_the_review_band():
+    """Four true claims of five in the model's band are worth asking; six false capped claims of seven are
     not. One shared line would have to ask all twelve (5 of 12 true) or none."""
     rows = [_row(0.97, 1) for _ in range(10)]
     rows += [_row(0.86, 1) for _ in range(4)] + [_row(0.86, 0)]
-    rows += [_row(0.9, 0, held=True) for _ in range(6)] + [_row(0.9, 1, held=True)]
-    accept, review, held, stats = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 1000}})
-    assert accept == 0.9 and review <= 0.86 and held > 0.9  # (the lowest line that keeps 0.95 precision)
+    rows += [_row(0.9, 0, capped=True) for _ in range(6)] + [_row(0.9, 1, capped=True)]
+    accept, review, capped, stats = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 1000}})
+    assert accept == 0.9 and review <= 0.86 and capped > 0.9  # (the lowest line that keeps 0.95 precision)
     assert (stats["chats"]["q_true"], stats["chats"]["q_lab"]) == (4, 5)

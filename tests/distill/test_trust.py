@@ -217,10 +217,10 @@ def _decided(p: float, c: Candidate, model: gate_model.GateModel, policy=None) -
     return trust.decide(scored, policy, model=model)
 
 
-def test_a_claim_a_rule_holds_back_is_asked_from_its_own_line():
-    """A claim no score may accept (a quote, an uncertain subject) is asked at p ≥ the held line, whatever the
+def test_a_claim_a_rule_caps_at_review_is_asked_from_its_own_line():
+    """A claim no score may accept (a quote, an uncertain subject) is asked at p ≥ the capped line, whatever the
     review line; a claim the model decides is asked at p ≥ the review line."""
-    model = _model_with_lines(accept=0.9, review=0.8, held=0.6)
+    model = _model_with_lines(accept=0.9, review=0.8, capped=0.6)
     quoted = cand(ceiling=trust.PENDING, ceiling_reason="quoted or reported speech")
     asked = _decided(0.7, quoted, model)
     assert asked.decision == trust.PENDING and asked.reason == "review at most: quoted or reported speech"
@@ -230,14 +230,14 @@ def test_a_claim_a_rule_holds_back_is_asked_from_its_own_line():
     assert _decided(0.85, cand(), model).decision == trust.PENDING
     uncertain = cand(features={"subject_type": "pronoun"})
     assert _decided(0.65, uncertain, model).decision == trust.PENDING
-    strict = _model_with_lines(accept=0.9, review=0.8, held=0.95)  # a held line over the accept line
+    strict = _model_with_lines(accept=0.9, review=0.8, capped=0.95)  # a capped line over the accept line
     assert _decided(0.92, quoted, strict).decision == trust.DROPPED
     assert _decided(0.96, quoted, strict).decision == trust.PENDING
     assert _decided(0.92, cand(), strict).decision == trust.ACCEPTED
 
 
-def test_an_owner_who_moved_the_lines_is_asked_held_back_claims_from_their_review_line():
-    model = _model_with_lines(accept=0.9, review=0.8, held=0.95)
+def test_an_owner_who_moved_the_lines_is_asked_capped_claims_from_their_review_line():
+    model = _model_with_lines(accept=0.9, review=0.8, capped=0.95)
     owners = trust.Policy(auto_approve_trust=0.99, review_trust=0.2)
     quoted = cand(ceiling=trust.PENDING, ceiling_reason="quoted or reported speech")
     assert _decided(0.25, quoted, model, owners).decision == trust.PENDING
