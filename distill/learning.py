@@ -293,6 +293,7 @@ def record_example(*, owner, fact, decision: str, action_public_id, before: dict
             "pattern": pattern_of(family, subject_type)[:200],
             "p_model": float(p_model),
             "accept_threshold": comps.get("accept_line", comps.get("accept_threshold")),
+            "capped": bool(comps.get("capped")),
         },
     )
     return example
@@ -320,8 +321,10 @@ def labelled(owner) -> list[ReviewExample]:
 def refit(*, owner, default_threshold: float | None = None) -> OwnerAdjustment:
     """Fit the owner's adjustment from their examples, guard it and store it (one row per owner, under a row
     lock so the nightly task and a click on "Refit" do not interleave). Below the floor, or refused by the
-    guard, the stored adjustment has no effect."""
-    rows = labelled(owner)
+    guard, the stored adjustment has no effect. A claim a hard rule capped at review (a quote, an uncertain
+    speaker) is asked from a line of its own and no line accepts it: its verdict says nothing about the model's
+    band, so it is recorded but never fitted."""
+    rows = [r for r in labelled(owner) if not r.capped]
     fallback = default_threshold if default_threshold is not None else _default_accept_threshold()
     examples = [Example(key_of(r.family, r.subject_type), float(r.p_model or 0.0), int(r.label)) for r in rows]
     thresholds = {i: float(r.accept_threshold or fallback) for i, r in enumerate(rows)}

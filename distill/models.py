@@ -147,6 +147,7 @@ class ReviewExample(OwnedModel):
     pattern = models.CharField(max_length=200, blank=True, help_text='shown on the Review page: "I work at …"')
     p_model = models.FloatField(null=True, blank=True, help_text="the shipped model's probability for the claim")
     accept_threshold = models.FloatField(null=True, blank=True, help_text="the auto-accept line when it was scored")
+    capped = models.BooleanField(default=False, help_text="a hard rule capped the claim at review: never auto-accepted")
     created_at = models.DateTimeField(auto_now_add=True)
     undone_at = models.DateTimeField(null=True, blank=True)
 

@@ -197,6 +197,7 @@ def decide(scored: Scored, policy: Policy, *, model: gate_model.GateModel | None
         scored.decision, scored.reason = PENDING, f"review at most: {cand.ceiling_reason}"
     if policy.mode == Mode.SMART and scored.decision != ACCEPTED and scored.judge_verdict != "reject":
         cap = "" if cand.ceiling == DROPPED else _capped_reason(scored)
+        scored.components["capped"] = bool(cap)  # a review of it teaches what to ask, never what to accept
         if cap and scored.score >= capped:
             scored.decision, scored.reason = PENDING, cap  # asked from its own line, whatever the review line
         elif cap:

@@ -15,7 +15,7 @@ from tests.factories import UserFactory
 from .gatepass import scored
 
 
-def add_examples(owner, n, *, family="hobby:carve_spoon", subject="owner", p=0.55, label=1):
+def add_examples(owner, n, *, family="hobby:carve_spoon", subject="owner", p=0.55, label=1, capped=False):
     for _ in range(n):
         ReviewExample.objects.create(
             owner=owner,
@@ -28,6 +28,7 @@ def add_examples(owner, n, *, family="hobby:carve_spoon", subject="owner", p=0.5
             pattern=learning.pattern_of(family, subject),
             p_model=p,
             accept_threshold=0.7,
+            capped=capped,
         )
 
 
@@ -115,9 +116,7 @@ def test_no_adjustment_below_the_floor(user):
     assert row.status == OwnerAdjustment.Status.LEARNING and row.offsets == {}
     assert learning.current(user) is None
     assert f"{learning.FLOOR - 1} of {learning.FLOOR} decisions" in row.reason
-    item = learning.adjuster(user, policy=LINES)(
-        scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon")
-    )
+    item = learning.adjuster(user, policy=LINES)(scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon"))
     assert item.score == pytest.approx(0.55)
 
 
@@ -126,9 +125,7 @@ def test_the_adjustment_takes_effect_at_the_floor(user):
     add_examples(user, learning.FLOOR)
     row = learning.refit(owner=user)
     assert row.status == OwnerAdjustment.Status.ACTIVE and row.n_examples == learning.FLOOR
-    item = learning.adjuster(user, policy=LINES)(
-        scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon")
-    )
+    item = learning.adjuster(user, policy=LINES)(scored("Alice carves spoons.", 0.55, predicate="hobby:carve_spoon"))
     assert item.score >= 0.7
 
 
@@ -195,3 +192,14 @@ def test_learned_says_what_the_gate_accepts_without_asking(user):
     found = learning.learned(user)
     sentences = [r.sentence for r in found.rules]
     assert "accepts 'I work at …' from you without asking since 12 decisions" in sentences
+
+
+@pytest.mark.django_db
+def test_decisions_on_claims_a_rule_capped_are_kept_but_never_fitted(user):
+    """Rejected quotes of other people sat over the accept line: fitting them told the gate to ask less about
+    everything (on the labeled days the learner then stopped asking 7 true claims of 11)."""
+    add_examples(user, learning.FLOOR + 3, family="other:say_thing", p=0.93, label=0, capped=True)
+    add_examples(user, 3, family="hobby:fly_kite", p=0.6, label=1)
+    adj = learning.refit(owner=user)
+    assert ReviewExample.objects.filter(owner=user, capped=True).count() == learning.FLOOR + 3
+    assert adj.n_examples == 3 and adj.status == OwnerAdjustment.Status.LEARNING and adj.shift == 0.0

@@ -224,6 +224,7 @@ def test_a_claim_a_rule_caps_at_review_is_asked_from_its_own_line():
     quoted = cand(ceiling=trust.PENDING, ceiling_reason="quoted or reported speech")
     asked = _decided(0.7, quoted, model)
     assert asked.decision == trust.PENDING and asked.reason == "review at most: quoted or reported speech"
+    assert asked.components["capped"] and not _decided(0.85, cand(), model).components["capped"]  # (for learning)
     below = _decided(0.5, quoted, model)
     assert below.decision == trust.DROPPED and below.reason.endswith("below the line for asking")
     assert _decided(0.7, cand(), model).decision == trust.DROPPED  # decided by the model: under its review line

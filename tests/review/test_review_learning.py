@@ -53,6 +53,16 @@ def test_every_decision_becomes_a_labelled_example(user, api):
     assert accepted.pattern == "I tend lighthouse …"
 
 
+def test_a_decision_on_a_claim_a_rule_capped_is_recorded_as_capped(user, api):
+    """The guard must know that no line ever accepts such a claim (a quote, an uncertain speaker)."""
+    capped = gate_item(user, "Alice said the foghorn is haunted.", p_shipped=0.93, capped=True)
+    plain = gate_item(user, "Alice tends the lighthouse at Skerryvore.")
+    for fact in (capped, plain):
+        assert api.post("/review/decide", {"item": str(fact.public_id), "action": "reject"}).status_code == 200
+    recorded = {e.fact_public_id: e.capped for e in ReviewExample.objects.filter(owner=user)}
+    assert recorded == {capped.public_id: True, plain.public_id: False}
+
+
 def test_undo_withdraws_the_example(user, api):
     fact = gate_item(user, "Alice tends the lighthouse at Skerryvore.")
     api.post("/review/decide", {"item": str(fact.public_id), "action": "accept"})
