@@ -75,7 +75,6 @@ class Claim:
     entities: list[tuple[str, str]] = field(default_factory=list)
 
 
-FACT_MARKS = {"before", "after", "since", "because"}  # a clause under them is told as a fact
 COMPLEMENT_DEPS = {"ccomp", "xcomp", "dobj", "attr", "acomp", "pobj", "oprd", "dative"}
 
 
@@ -349,16 +348,25 @@ def _after_fragment_lead_in(doc, idxs: list[int], head, subject) -> list[int]:
         if doc[i].dep_ == "cc" and i > 0 and doc[i - 1].text == "," and i + 1 == subject.left_edge.i:
             return idxs[n + 1 :]
     mark = _root_mark(head)
-    if mark is not None and lemma(mark) in FACT_MARKS and mark.i < subject.i and mark.i in idxs:
+    if mark is not None and mark.i < subject.i and mark.i in idxs:
         return [i for i in idxs if i > mark.i]
     return idxs
 
 
 def _root_mark(head):
-    """The subordinator of a sentence that is only a subordinate clause ("Before I moved to Leeds.")."""
+    """The subordinator of a sentence that is only a subordinate clause ("Before I moved to Leeds.", "While I
+    lived in Hull."). Such a clause in the past or after "because" is told as a fact; any other ("Once I finish
+    the boat.", "If I win.") is the frame of something the sentence does not say."""
     if head.dep_ != "ROOT":
         return None
-    return next((c for c in head.children if c.dep_ == "mark" and c.i < head.i), None)
+    return next(
+        (c for c in head.children if c.dep_ == "mark" and c.i < head.i and lemma(c) in FRAME_MARKS | {"because"}), None
+    )
+
+
+def _told_as_fact(head, mark) -> bool:
+    past = head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in _aux_of(head))
+    return lemma(mark) == "because" or past
 
 
 def _after_dash_lead_in(doc, idxs: list[int], subject) -> list[int]:
@@ -564,8 +572,8 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if subj is None or subj.kind in ("none", "thing"):
         return []
     mark = _root_mark(head)
-    if mark is not None and lemma(mark) in FRAME_MARKS - FACT_MARKS:
-        return []  # "When I was a kid.": the time of something the sentence does not say
+    if mark is not None and not _told_as_fact(head, mark):
+        return []  # "Once I finish the boat.": the time of something the sentence does not say
     idxs = _clause_tokens(head, heads, subj.token)
     if not idxs:
         return []

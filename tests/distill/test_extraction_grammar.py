@@ -333,6 +333,9 @@ def test_a_real_question_about_the_listeners_knowing_stays_a_question():
         # an answer's fragment before ", and" / before the subordinator of a sentence that is only a clause
         ("Every Tuesday, and I coach the under-tens on Saturdays.", ["Sam coaches the under-tens on Saturdays."]),
         ("In Gdansk, at my uncle's boatyard, before I moved to Hull.", ["Sam moved to Hull."]),
+        # such a clause in the past is told as a fact; one in the present frames what the sentence does not say
+        ("While I lived in Hull.", ["Sam lived in Hull."]),
+        ("Once I finish the boat.", []),
     ],
 )
 def test_a_comment_or_an_answers_fragment_around_the_claim_is_left_out(turn, expected):
