@@ -161,7 +161,7 @@ def _accept_ok(stats) -> bool:
 def _review_ok(stats) -> bool:
     return all(
         100.0 * s["q_all"] / max(s["turns"], 1) <= MAX_QUEUED_PER_100
-        and (s["q_lab"] == 0 or s["q_true"] / s["q_lab"] >= MIN_QUEUED_TRUE)  # judged however few, as the bench judges it
+        and (s["q_lab"] == 0 or s["q_true"] / s["q_lab"] >= MIN_QUEUED_TRUE)  # however few: as the bench judges
         for s in stats.values()
     )
 
@@ -194,9 +194,8 @@ def choose_thresholds(rows, turns) -> tuple[float, float, float, dict]:
         feasible &= short & true_enough
         q_true, q_all = q_true + both["true"], q_all + both["all"]
     # the most true claims asked; then the fewest asked; then the highest lines
-    order = np.lexsort((-np.arange(lines.size)[None, :].repeat(lines.size, 0).ravel(),
-                        -np.arange(lines.size)[:, None].repeat(lines.size, 1).ravel(),
-                        q_all.ravel(), -q_true.ravel()))  # fmt: skip
+    review_at, capped_at = np.indices(feasible.shape)
+    order = np.lexsort((-capped_at.ravel(), -review_at.ravel(), q_all.ravel(), -q_true.ravel()))
     pick = next((k for k in order if feasible.ravel()[k]), None)
     review, cap = (accept, 1.0) if pick is None else (float(lines[pick // lines.size]), float(lines[pick % lines.size]))
     review = min(review, accept)

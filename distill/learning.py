@@ -324,7 +324,8 @@ def refit(*, owner, default_threshold: float | None = None) -> OwnerAdjustment:
     guard, the stored adjustment has no effect. A claim a hard rule capped at review (a quote, an uncertain
     speaker) is asked from a line of its own and no line accepts it: its verdict says nothing about the model's
     band, so it is recorded but never fitted."""
-    rows = [r for r in labelled(owner) if not r.capped]
+    decided = labelled(owner)
+    rows = [r for r in decided if not r.capped]
     fallback = default_threshold if default_threshold is not None else _default_accept_threshold()
     examples = [Example(key_of(r.family, r.subject_type), float(r.p_model or 0.0), int(r.label)) for r in rows]
     thresholds = {i: float(r.accept_threshold or fallback) for i, r in enumerate(rows)}
@@ -335,7 +336,11 @@ def refit(*, owner, default_threshold: float | None = None) -> OwnerAdjustment:
         if len(examples) < FLOOR:
             adj.status, adj.shift, adj.offsets = OwnerAdjustment.Status.LEARNING, 0.0, {}
             adj.shipped_precision = adj.adjusted_precision = None
-            adj.reason = f"{len(examples)} of {FLOOR} decisions before the gate adjusts to you"
+            adj.reason = f"{len(examples)} of {FLOOR} decisions before the gate adjusts to you" + (
+                f" ({len(decided) - len(rows)} more, on claims it may never accept on its own, are kept but not fitted)"
+                if len(decided) > len(rows)
+                else ""
+            )
         else:
             model, check = fit(examples), guard(examples, thresholds)
             adj.shipped_precision, adj.adjusted_precision = check.shipped_precision, check.adjusted_precision

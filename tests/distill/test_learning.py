@@ -203,3 +203,4 @@ def test_decisions_on_claims_a_rule_capped_are_kept_but_never_fitted(user):
     adj = learning.refit(owner=user)
     assert ReviewExample.objects.filter(owner=user, capped=True).count() == learning.FLOOR + 3
     assert adj.n_examples == 3 and adj.status == OwnerAdjustment.Status.LEARNING and adj.shift == 0.0
+    assert f"{learning.FLOOR + 3} more" in adj.reason  # the Review page says why those decisions do not count
