@@ -348,3 +348,10 @@ def test_a_participle_coordinated_with_a_present_copula_keeps_the_copula():
     assert "Sam is scared to start the apprenticeship." in found
     assert not [c for c in found if c.startswith("Sam scared")]
     assert contents_of("I was tired and stayed in.") == ["Sam was tired.", "Sam stayed in."]
+
+
+def test_an_adjective_coordinated_with_a_noun_object_does_not_take_its_determiner():
+    assert contents_of("My first marathon was a struggle but worthwhile.") == [
+        "Sam's first marathon was a struggle.",
+        "Sam's first marathon was worthwhile.",
+    ]
