@@ -112,6 +112,7 @@ FEATURES = {
     "grammatical_person": "first | second | third: how the clause names its subject",
     "subject_relation": "the noun of a possessed subject ('my sister' -> 'sister', 'my ferritin' -> 'ferritin')",
     "subject_plural": "the subject is 'we'",
+    "subject_coordinated": "the subject has conjuncts ('my partner and I'): the verb agrees with them all",
     "implicit_subject": "'I' left out ('Took the ferry to Hvar')",
     "inherited_subject": "subject shared with a coordinated verb ('I dance, run a school and bake')",
     "negated": "negation on the predicate or 'no' on its object",

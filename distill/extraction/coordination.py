@@ -7,6 +7,8 @@ looking up"); the checks here keep such a clause from becoming an object or borr
 
 from __future__ import annotations
 
+from lemminflect import getAllLemmas
+
 
 def aux_of(head) -> list:
     return [c for c in head.children if c.dep_ in ("aux", "auxpass", "neg")]
@@ -98,12 +100,20 @@ def object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]
             left = {t.i for t in obj.lefts}
             # the first object's determiner is shared by a noun ("a cat and a dog", "a cat and dog"), not by an
             # adjective ("a roller coaster but rewarding" → "… has been rewarding")
-            shared = ("det", "poss") if c.pos_ != "ADJ" or obj.pos_ == "ADJ" else ()
+            shared = ("det", "poss") if not _adjectival(c) or _adjectival(obj) else ()
             rest_wo = [i for i in rest if i not in left or doc[i].dep_ in shared]
             pos = next((n for n, i in enumerate(rest_wo) if i > obj.i), len(rest_wo))
             var = rest_wo[:pos] + own + rest_wo[pos:]
         out.append((c, var))
     return out
+
+
+def _adjectival(tok) -> bool:
+    """An adjective, or a word the tagger called a noun that English has no noun reading of ("a roller coaster
+    but rewarding": "rewarding" is an adjective or a participle, never a noun)."""
+    if tok.pos_ == "ADJ":
+        return True
+    return tok.pos_ == "NOUN" and tok.tag_ == "NN" and "NOUN" not in getAllLemmas(tok.lower_)
 
 
 def _followed_by_finite_verb(tok) -> bool:

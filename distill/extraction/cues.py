@@ -23,6 +23,7 @@ from distill.extraction.lexicon import (
     LAUGHTER,
     POSITIVE_EVALUATIVES,
     SAY_VERBS,
+    SECOND,
     SUBJECT_DEPS,
     SUPERLATIVE_FRAMES,
 )
@@ -34,8 +35,9 @@ def is_question(sent, head, subject, heads=()) -> bool:
     if _told_in_a_question(head, subject):
         return False
     later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
-    if text.endswith("?") and later and subject is not None and subject.lower_ in FIRST | FIRST_PLURAL:
-        # "I'm allergic to latex, is that on my file?": the speaker's statement, then a question about it.
+    if text.endswith("?") and later and subject is not None and subject.lower_ not in SECOND:
+        # "I'm allergic to latex, is that on my file?", "Priya is leaving, did you hear?": a statement, then a
+        # question about it (about the listener's own doings it is a question: "You're moving, is that right?")
         if not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg"):
             return False
     if text.endswith("?"):
@@ -60,9 +62,10 @@ def is_question(sent, head, subject, heads=()) -> bool:
 
 
 def _told_in_a_question(head, subject) -> bool:
-    """A first-person clause the speaker tells inside a question about the listener's knowing it ("Can you
-    believe I've been teaching for ten years?", "Did you know I grew up in Tromso?", "Did you hear I got the
-    job?"): the question is rhetorical, the clause a statement."""
+    """A clause the speaker tells inside a question about the listener's knowing it ("Can you believe I've been
+    teaching for ten years?", "Did you know I grew up in Tromso?", "Priya is leaving, did you hear?"): the
+    question is rhetorical (know, hear and believe take the clause as given), the clause a statement. Not one
+    about the listener ("Did you know you're on the rota?" asks them)."""
     frame = head.head
     if head.dep_ != "ccomp" or frame == head or frame.dep_ != "ROOT" or lemma(frame) not in ("believe", "know", "hear"):
         return False
@@ -71,7 +74,7 @@ def _told_in_a_question(head, subject) -> bool:
     if lemma(frame) == "believe" and not any(a.lower_ in ("can", "could") for a in _aux_of(frame)):
         return False  # "Do you believe I can win?" asks; "Can you believe I won?" tells
     listener = subject_of(frame)
-    return listener is not None and listener.lower_ == "you" and subject is not None and subject.lower_ in FIRST
+    return listener is not None and listener.lower_ == "you" and subject is not None and subject.lower_ not in SECOND
 
 
 def conditional(head) -> bool:

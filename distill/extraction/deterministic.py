@@ -92,7 +92,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.26"
+    VERSION = "2.27"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -359,7 +359,13 @@ class _TurnContext:
                     break
                 # The small model's entity labels are weakest on rare names: a proper noun in a person's slot
                 # (subject, object, apposition) counts too.
-                role = tok.pos_ == "PROPN" and tok.dep_ in ("nsubj", "nsubjpass", "dobj", "appos")
+                role = tok.pos_ == "PROPN" and (
+                    tok.dep_ in ("nsubj", "nsubjpass", "dobj", "appos")
+                    # "Marta's van broke down. She …": a possessor too (the small model's recogniser calls most
+                    # names in that slot a place or a firm, so its label is not asked; a claim about someone a
+                    # pronoun stands for is asked at most, never accepted on its own)
+                    or tok.dep_ == "poss"
+                )
                 if not (role or tok.ent_type_ == "PERSON") or tok.ent_type_ in ("DATE", "TIME", "CARDINAL"):
                     continue
                 if not _name_like(tok):
@@ -470,15 +476,18 @@ def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
     text = claim.text
     if claim.features.get("implicit_subject"):  # "Took the ferry" → "I took the ferry"; "Been …" → "I've been …"
         text = ("I've " if text.lower().startswith("been ") else "I ") + text[:1].lower() + text[1:]
+    coordinated = bool(claim.features.get("subject_coordinated"))
     if who.grammatical == "first":
         # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
-        return third_person(text, who.display, "first", addressee=who.addressee or "someone")
+        return third_person(
+            text, who.display, "first", addressee=who.addressee or "someone", coordinated=coordinated
+        )
     if who.grammatical == "second":
-        return third_person(text, who.display, "second", speaker=who.speaker)
+        return third_person(text, who.display, "second", speaker=who.speaker, coordinated=coordinated)
     if claim.subject_kind == "pronoun" and claim.subject_text:
         text = re.sub(rf"\b{re.escape(claim.subject_text)}\b", who.display, text, count=1)
     if re.search(r"\b(?:i|me|my|mine)\b", text, re.IGNORECASE) and ctx.speaker:
-        return third_person(text, ctx.speaker, "first")
+        return third_person(text, ctx.speaker, "first", coordinated=coordinated)
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] + "." if text else ""
 

@@ -103,10 +103,13 @@ def _agree_after(toks: list[str], i: int) -> None:
         toks[j] = third_singular(word)
 
 
-def third_person(clause: str, name: str, person: str, *, speaker: str = "", addressee: str = "") -> str:
+def third_person(
+    clause: str, name: str, person: str, *, speaker: str = "", addressee: str = "", coordinated: bool = False
+) -> str:
     """Rewrite ``clause`` (``person`` = "first" or "second") about ``name``; the other grammatical person, when it
     appears, refers to ``speaker`` (in a second-person clause) or ``addressee`` (in a first-person clause).
-    Returns a sentence: capitalised, one final full stop."""
+    ``coordinated``: the clause's subject has conjuncts ("My partner and I are moving"), so the verb after a
+    conjoined "I" keeps agreeing with all of them. Returns a sentence: capitalised, one final full stop."""
     toks = _tokens(_drop_emphatic(clause))
     subject_words = {"first": ("i",), "second": ("you",)}[person]
     contracted = _CONTRACTED_FIRST if person == "first" else _CONTRACTED_SECOND
@@ -122,7 +125,8 @@ def third_person(clause: str, name: str, person: str, *, speaker: str = "", addr
             continue
         if low in subject_words and _is_subject(toks, i, person):
             out.append(name)
-            _agree_after(toks, i)
+            if not (coordinated and _after_and(toks, i)):
+                _agree_after(toks, i)  # (the last of a coordinated subject: "Ana and Sam are", not "is")
             continue
         repl = _first_person_other(low, name) if person == "first" else _second_person_other(low, name)
         if repl is not None:
@@ -152,6 +156,11 @@ def _drop_emphatic(clause: str) -> str:
     return _EMPHATIC.sub(repl, clause)
 
 
+def _after_and(toks: list[str], i: int) -> bool:
+    words = [t for t in toks[:i] if not t.isspace()]
+    return bool(words) and words[-1].lower() in ("and", "or")
+
+
 def _is_subject(toks: list[str], i: int, person: str) -> bool:
     if person == "first":
         return True  # "I" is always a subject
@@ -170,6 +179,7 @@ def _is_subject(toks: list[str], i: int, person: str) -> bool:
 
 
 _DETERMINERS = set("the a an this that these those all every some any my your his her our their".split())
+
 
 
 def _first_person_other(low: str, name: str) -> str | None:

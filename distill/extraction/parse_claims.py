@@ -109,6 +109,8 @@ def predicate_heads(sent) -> list:
             continue
         if t.dep_ == "conj" and _inside_other_clause(t, heads):
             continue  # "it helped me accept and grow", "… to try and bring in customers": one clause
+        if t.dep_ == "conj" and _second_adjective_of_a_prepositional_object(t):
+            continue  # "I'm a mix of excited and scared to start": one object, "excited and scared"
         if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX"):
             heads.append(t)
         elif t.dep_ == "conj" and subject_of(t) is not None:
@@ -144,6 +146,16 @@ def _inside_other_clause(conj, heads) -> bool:
         return False
     governing, _ = governing_verb(conj)
     return governing is None or governing not in heads
+
+
+def _second_adjective_of_a_prepositional_object(conj) -> bool:
+    """A participle the parser hung on the main verb, right after an adjective that is a preposition's object
+    ("a mix of excited and scared", "a bit of tired and worried"): the two adjectives are one object, and the
+    first alone ("a mix of excited") says nothing."""
+    if conj.tag_ not in ("VBN", "VBD") or subject_of(conj) is not None or _aux_of(conj) or conj.i < 2:
+        return False
+    before = conj.doc[conj.i - 2] if conj.doc[conj.i - 1].dep_ == "cc" else None
+    return before is not None and before.pos_ == "ADJ" and before.dep_ == "pobj"
 
 
 def _embedded_wh_clause(clause) -> bool:
@@ -213,7 +225,8 @@ def _drop_ranges(head, heads) -> set[int]:
         elif c.dep_ == "cc" and c.i < head.i and head.dep_ != "ROOT":
             cut.add(c.i)
         elif c.dep_ == "cc" and any(o.i > c.i and head.is_ancestor(o) for o in heads if o != head):
-            cut.add(c.i)
+            if not (c.i + 1 < len(doc) and _second_adjective_of_a_prepositional_object(doc[c.i + 1])):
+                cut.add(c.i)  # (the "and" of "a mix of excited and scared" joins the object, not a clause)
     for t in head.subtree:  # a non-restrictive relative clause (", which is great") comments on the claim
         start = min(x.i for x in t.subtree)
         if t.dep_ == "relcl" and t.i not in cut and start > 0 and doc[start - 1].text == ",":
@@ -539,6 +552,38 @@ def _past_form(tok) -> bool:
     return tok.lower_ != lemma and tok.lower_ in (getInflection(lemma, tag="VBD") or ())
 
 
+def _coordinated_subject(head, subject) -> bool:
+    """ "My partner and I", "Ana and I": the subject has a conjunct, or the parser gave the verb two subjects."""
+    if subject is None:
+        return False
+    two = sum(1 for c in head.children if c.dep_ in ("nsubj", "nsubjpass")) > 1
+    return two or any(c.dep_ == "conj" for c in subject.children)
+
+
+_STRANDED_COMPLEMENTS = {"attr", "acomp", "dobj", "xcomp", "ccomp", "oprd", "dative"}
+
+
+def _stranded_auxiliary(head) -> bool:
+    """An auxiliary or copula whose verb phrase was left out, shown by the comma right after it ("I have,
+    twice.", "I was, for a while.", "I will, next week."), or by an answer particle there ("I am, yes, nights
+    mostly."): it stands for the question before it, which ``context.yes_no_candidate`` reads; on its own it
+    says nothing ("Sam has, twice.")."""
+    doc = head.doc
+    if head.i + 1 >= len(doc) or doc[head.i + 1].text != ",":
+        return False
+    if head.tag_ != "MD" and lemma(head) not in ("be", "have", "do"):
+        return False
+    after = [c for c in head.children if c.i > head.i]
+    if any(c.dep_ == "intj" and c.i == head.i + 2 for c in after):
+        return True
+    if any(c.dep_ in _STRANDED_COMPLEMENTS for c in after):
+        return False
+    # "I was, for a while, a ferry pilot": a parenthetical closed by a second comma, then the complement (which
+    # the parser may hang inside the parenthetical)
+    rest = doc[head.i + 2 : head.sent.end]
+    return not any(t.text == "," and t.i + 1 < head.sent.end and not doc[t.i + 1].is_punct for t in rest)
+
+
 @dataclass
 class _Subject:
     token: object  # the subject token (None when left out)
@@ -554,6 +599,8 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         c.dep_ == "ccomp" or (c in heads and c.dep_ != "conj") for c in head.children
     ):
         return []  # "I think …", "she said …": the complement is the claim
+    if _stranded_auxiliary(head):
+        return []
     aux = _aux_of(head)
     modality, _ = _modality(head, aux)
     # A control verb ("want to", "going to", "have to", "used to") hands the claim to its complement.
@@ -587,6 +634,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
         )
     base, obj = _predicate_features(sent, head, real, aux, heads, idxs, modality, control)
     base.update(subject_kind=subj.kind, implicit_subject=subj.implicit, inherited_subject=subj.inherited)
+    base["subject_coordinated"] = _coordinated_subject(head, subj.token)
     base["is_question"] = is_question(sent, head, subj.token, heads)
     variants = object_variants(doc, obj, idxs)
     out = []

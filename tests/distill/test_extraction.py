@@ -130,6 +130,15 @@ def test_he_or_she_is_the_person_just_named_never_a_name_that_modifies_a_thing()
     assert [c.subject for c in cands if "geology" in c.content] == []
 
 
+def test_he_or_she_may_be_a_person_named_as_a_possessor_and_is_asked_not_accepted():
+    cands = extract(("user", True, "Marta's van broke down. She took the ferry to Tromso."))
+    cand = about(cands, "ferry")
+    assert (cand.subject, cand.content) == ("person:Marta", "Marta took the ferry to Tromso.")
+    assert cand.features["subject_type"] == "pronoun"  # never accepted without asking (gate_model.attribution_ok)
+    cands = extract(("user", True, "Marta's van broke down."), ("user", True, "Greta said she took the ferry."))
+    assert [c.subject for c in cands if "ferry" in c.content] != ["person:Marta"]  # two people seen: nobody
+
+
 def test_a_clause_the_parser_hangs_on_the_object_is_neither_an_object_nor_the_speakers():
     # the small model reads "… the sailboat and prices are going up" as one more object and a verb with "I"
     for turn, kept in (
@@ -373,6 +382,27 @@ def test_a_yes_to_a_question_about_the_answerer_is_a_statement_about_them():
     cand = about(cands, "breeds ferrets")
     assert cand.attribution == "user"
     assert cand.ceiling == "pending_review"
+
+
+def test_a_yes_to_a_question_with_any_states_the_thing_without_any():
+    cands = extract(("Imre", False, "Do you keep any bees?"), ("user", True, "Yes, two hives."))
+    assert [c.content for c in cands if c.attribution == "user" and c.ceiling != "dropped"] == ["Odile keeps bees."]
+
+
+def test_an_auxiliary_whose_verb_phrase_was_left_out_makes_no_claim_of_its_own():
+    """ "I have, twice." stands for the question before it; the answer's own statement comes from the question."""
+    for answer in ("I have, twice.", "I was, for a while.", "I will, next week.", "I am, yes, weekends mostly."):
+        assert [c.content for c in extract(("user", True, answer))] == [], answer
+    cands = extract(("Imre", False, "Have you ever been to Tbilisi?"), ("user", True, "I have, twice."))
+    assert [c.content for c in cands if c.attribution == "user" and c.ceiling != "dropped"] == [
+        "Odile has been to Tbilisi."
+    ]
+
+
+def test_a_parenthetical_between_a_copula_and_its_complement_keeps_the_claim():
+    assert [c.content for c in extract(("user", True, "I was, for a while, a ferry pilot."))] == [
+        "Odile was, for a while, a ferry pilot."
+    ]
 
 
 def test_a_closing_vocative_is_not_part_of_the_claim():

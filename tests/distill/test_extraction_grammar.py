@@ -313,6 +313,10 @@ def test_a_verb_coordinated_with_a_feeling_verb_does_not_hide_it():
         # a question about the listener's knowing it tells the speaker's own clause
         ("Did you know I grew up on a trawler?", ["Sam grew up on a trawler."]),
         ("Can you believe I've kept bees for twenty years?", ["Sam has kept bees for twenty years."]),
+        # about someone else, and with the question after the clause
+        ("Did you know Greta sold the trawler?", ["Greta sold the trawler."]),
+        ("Halina is retiring in June, did you hear?", ["Halina is retiring in June."]),
+        ("Greta sold the trawler, can you believe it?", ["Greta sold the trawler."]),
     ],
 )
 def test_a_clause_told_inside_a_rhetorical_question_is_a_statement(turn, expected):
@@ -323,6 +327,9 @@ def test_a_clause_told_inside_a_rhetorical_question_is_a_statement(turn, expecte
 def test_a_real_question_about_the_listeners_knowing_stays_a_question():
     (found,) = candidates_of("Do you know if I left my gloves in the van?")
     assert found.ceiling == DROPPED
+    (found,) = candidates_of("Do you believe Greta sold the trawler?")
+    assert found.ceiling == DROPPED
+    assert candidates_of("Did you know you're on the rota?") == []
 
 
 @pytest.mark.parametrize(
@@ -344,10 +351,29 @@ def test_a_comment_or_an_answers_fragment_around_the_claim_is_left_out(turn, exp
 
 def test_a_participle_coordinated_with_a_present_copula_keeps_the_copula():
     """The parser may read "scared" as a past verb coordinated with "'m": the memory says "is scared"."""
-    found = contents_of("I'm a mix of excited and scared to start the apprenticeship.")
+    found = contents_of("I'm happy and scared to start the apprenticeship.")
     assert "Sam is scared to start the apprenticeship." in found
     assert not [c for c in found if c.startswith("Sam scared")]
     assert contents_of("I was tired and stayed in.") == ["Sam was tired.", "Sam stayed in."]
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("I'm a mix of excited and scared to start the apprenticeship.",
+         "Sam is a mix of excited and scared to start the apprenticeship."),
+        ("I'm a bit of tired and worried about the audit.", "Sam is a bit of tired and worried about the audit."),
+    ],
+)  # fmt: skip
+def test_two_adjectives_after_of_stay_one_object(turn, expected):
+    """The parser hangs the second adjective on the main verb; "Sam is a mix of excited." would say nothing."""
+    assert contents_of(turn) == [expected]
+
+
+def test_two_adjectives_after_of_keep_their_and_when_another_clause_follows():
+    found = contents_of("I'm a mix of excited and scared to open the cafe, but I'm trying to stay calm.")
+    assert found[0] == "Sam is a mix of excited and scared to open the cafe."
+    assert "Sam is trying to stay calm." in found
 
 
 def test_an_adjective_coordinated_with_a_noun_object_does_not_take_its_determiner():
@@ -355,3 +381,37 @@ def test_an_adjective_coordinated_with_a_noun_object_does_not_take_its_determine
         "Sam's first marathon was a struggle.",
         "Sam's first marathon was worthwhile.",
     ]
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("My allotment has been a roller coaster but rewarding.", "Sam's allotment has been rewarding."),
+        ("My first year of teaching was a slog but exhilarating.", "Sam's first year of teaching was exhilarating."),
+    ],
+)
+def test_a_word_the_tagger_calls_a_noun_but_english_only_uses_as_an_adjective_takes_no_determiner(turn, expected):
+    """The tagger reads "rewarding" as a noun after "a roller coaster but"; English has no noun "rewarding"."""
+    found = contents_of(turn)
+    assert expected in found
+    assert not [c for c in found if " a rewarding" in c or " a exhilarating" in c]
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("My partner and I are moving to Galway in May.", "Sam's partner and Sam are moving to Galway in May."),
+        ("My husband and I have two allotments.", "Sam's husband and Sam have two allotments."),
+        ("My best friend and I run a chess club.", "Sam's best friend and Sam run a chess club."),
+    ],
+)
+def test_a_subject_coordinated_with_i_keeps_a_plural_verb(turn, expected):
+    assert contents_of(turn) == [expected]
+
+
+def test_a_clause_coordinated_with_another_still_agrees_with_its_own_subject():
+    assert contents_of("My brother cooks and I clean.") == ["Sam's brother cooks.", "Sam cleans."]
+
+
+def test_a_noun_coordinated_without_its_own_determiner_still_shares_the_first_ones():
+    assert contents_of("I have a kayak and canoe.") == ["Sam has a kayak.", "Sam has a canoe."]
