@@ -90,6 +90,8 @@ IRONY_MARKERS = {("yeah", "right"), ("oh", "sure"), ("sure", "sure"), ("oh", "gr
 # Discourse adverbs that open a clause without adding to it.
 LEADING_DISCOURSE = {"so", "well", "oh", "yeah", "okay", "ok", "anyway", "also", "plus", "actually", "honestly",
                      "basically", "anyways", "like", "now", "and", "but", "then"}  # fmt: skip
+# Sentence adverbs of comment: after a comma at a clause's end they frame it ("…, actually") and are not part of it.
+SENTENCE_ADVERBS = {"actually", "honestly", "anyway", "anyways", "basically", "frankly", "seriously", "though"}
 # Discourse markers of more than one word (English grammars list them with "anyway", "actually"): set off by a
 # comma before the subject they frame the claim and are not part of it ("By the way, I've started swimming").
 DISCOURSE_PHRASES = {("by", "the", "way"), ("in", "fact"), ("of", "course"), ("to", "be", "honest"),

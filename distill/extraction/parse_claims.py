@@ -52,6 +52,7 @@ from distill.extraction.lexicon import (
     PLACE_LABELS,
     QUANTITY_LABELS,
     SECOND,
+    SENTENCE_ADVERBS,
     STANDALONE_POSSESSIVES,
     SUBJECT_DEPS,
     THIRD_PRONOUNS,
@@ -319,6 +320,18 @@ def _clause_tokens(head, heads, subject) -> list[int]:
     # "…, Sam.": a name said to the listener closing the clause is not part of it.
     if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
         idxs = idxs[:-2]
+    return _before_closing_discourse(doc, idxs)
+
+
+def _before_closing_discourse(doc, idxs: list[int]) -> list[int]:
+    """ "I'm off to Crete next week, by the way" → "I'm off to Crete next week": a discourse marker set off by a
+    comma at the end of the clause ("…, actually", "…, to be honest") frames it and is not part of it."""
+    for n in range(1, 6):
+        if len(idxs) <= n + 2 or doc[idxs[-n - 1]].text != ",":
+            continue
+        words = tuple(doc[i].lower_ for i in idxs[-n:])
+        if words in DISCOURSE_PHRASES or (n == 1 and words[0] in SENTENCE_ADVERBS):
+            return idxs[: -n - 1]
     return idxs
 
 

@@ -244,6 +244,12 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
         ("To be fair, I never liked the night bus.", ["Sam never liked the night bus."]),
         # a fronted place is part of the claim
         ("By the river, I keep a small rowing boat.", ["By the river, Sam keeps a small rowing boat."]),
+        # closing the clause, after a comma
+        ("I'm off to Skye next month, by the way.", ["Sam is off to Skye next month."]),
+        ("I've taken up fencing, actually.", ["Sam has taken up fencing."]),
+        ("I work weekends now, to be honest.", ["Sam works weekends now."]),
+        # not a marker: an object set off by a comma stays
+        ("I've got two ferrets, Pip and Mo.", ["Sam has got two ferrets, Pip and Mo."]),
     ],
 )
 def test_a_discourse_marker_of_several_words_is_not_part_of_the_claim(turn, expected):
