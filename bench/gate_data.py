@@ -222,6 +222,18 @@ def build_locomo() -> dict:
     return {"records": records, "turns": turns}
 
 
+def known_false(record: dict) -> bool:
+    """Do the labels know this candidate is false, or only that it matches nothing? The days' gold and traps are
+    what a careful listener would note, so an unmatched day candidate is false; LoCoMo's observations leave out
+    many true statements their speakers made (all 16 of its "false" accepts at p ≥ 0.85 over five fold
+    assignments, 2026-12-06), so there only a match to another person's observation is known false; a persona
+    candidate matching nothing is neutral already. The accept line is judged on known-false negatives
+    (``bench/train_gate.py``); the fit and the bench's precision still count every negative."""
+    if record.get("label") != 0:
+        return True
+    return record.get("set") != "locomo" or str(record.get("match", "")).startswith("attribution:")
+
+
 # --- persona chats ------------------------------------------------------------------------------------------
 _LINE = re.compile(r"^\s*User ([12])\s*:\s*(.*)$")
 

@@ -142,6 +142,7 @@ FEATURES = {
     "date_fragment_joined": "a verbless date sentence after the claim was joined to it",
     "date_from_next_turn": "that date came from the same speaker's next turn (evidence spans both)",
     "laughed_at": "the reply opens with laughter",
+    "corrected_in_reply": "the other speaker's reply corrects a word of it ('Not cats.'): review at most",
     "verb_lemma": "lemma of the predicate verb (the complement of a control verb)",
     "verb_tag": "its Penn tag",
     "predicate": "verb lemma + particle/preposition, or 'be <complement> [prep]'",

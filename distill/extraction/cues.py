@@ -8,6 +8,10 @@ grammatical categories of English in ``lexicon``, not phrases seen in any develo
 
 from __future__ import annotations
 
+import re
+
+from lemminflect import getAllLemmas
+
 from distill.extraction.coordination import aux_of as _aux_of
 from distill.extraction.lexicon import (
     CONDITION_MARKS,
@@ -184,7 +188,8 @@ def sarcasm_cues(sent, doc, turn_docs_after=()) -> int:
     """Count generic irony cues around a sentence: a positive evaluative opening the sentence before a comma
     ("Great, so …"), an irony pair ("yeah right"), an intensifier with an exclamation, a superlative frame
     ("best … ever", "in the world"), hyperbolic numbers, a verbless or gerund-only fragment right after in the
-    same turn ("Living the dream."), a sudden "now" on a first-person identity, laughter in the reply."""
+    same turn ("Living the dream."), a sudden "now" on a first-person identity, laughter in the reply or just
+    before the sentence."""
     cues = 0
     toks = [t for t in sent if not t.is_space]
     words = [t.lower_ for t in toks]
@@ -225,4 +230,22 @@ def sarcasm_cues(sent, doc, turn_docs_after=()) -> int:
         if first is not None and first.lower_ in LAUGHTER:
             cues += 1
             break
+    before = [s for s in doc.sents if s.end <= sent.start][-1:]
+    if (words and words[0] in LAUGHTER) or (before and all(t.is_punct or t.lower_ in LAUGHTER for t in before[0])):
+        cues += 1  # "Ha. Great, so I'm …": the speaker laughs before saying it
     return cues
+
+
+def corrected_in(reply, claim_text: str) -> bool:
+    """Does the other speaker's reply correct a word of the claim ("I'm allergic to cats." / "Cashews. Not
+    cats.", "I'm moving to Leeds." / "Leicester, not Leeds!")? A "not" that negates a noun or an adjective (not
+    a verb: "I'm not a cat person" says something of its own) whose word the claim holds."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", claim_text)}
+    forms = words | {lemma_ for w in words for found in getAllLemmas(w).values() for lemma_ in found}
+    for tok in reply:
+        if tok.lower_ != "not" or tok.dep_ != "neg" or tok.head.pos_ not in ("NOUN", "PROPN", "ADJ", "NUM"):
+            continue
+        if tok.head.i > tok.i and (tok.head.lower_ in forms or tok.head.lemma_.lower() in forms):
+            return True
+    return False
+

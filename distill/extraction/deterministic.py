@@ -28,6 +28,7 @@ from distill.extraction.base import (
     Extractor,
     TurnIn,
 )
+from distill.extraction.cues import corrected_in
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.extraction.lexicon import LAUGHTER
@@ -41,6 +42,10 @@ DROPPED, PENDING = Status.DROPPED, Status.PENDING_REVIEW  # an extractor ceiling
 PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
 OTHER_PRIOR = 0.75  # a plain statement outside those kinds
 OWNER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
+CORRECTED = "corrected in the reply"
+# Irony cues (cues.sarcasm_cues) from which a claim is asked at most: on the development sets no candidate with two
+# or more was true (2 of 27,000 had them).
+IRONY_CUES = 2
 UNRESOLVED_OBJECTS = {"it", "they", "this", "that", "these", "those", "he", "she", "one"}  # lemmas of object pronouns
 PRONOUN_WINDOW = 3  # turns back in which "he"/"she"/"they" may find the person just named
 STOP = set(
@@ -144,6 +149,11 @@ class DeterministicExtractor(Extractor):
             f["injection_like"] = injected
             f["capture_confidence"] = cand.capture_confidence
             f["laughed_at"] = laughed
+            f["corrected_in_reply"] = bool(reply_docs) and corrected_in(reply_docs[0], cand.content)
+            if f["corrected_in_reply"] and not cand.ceiling:
+                # "I'm allergic to cats." / "Cashews. Not cats.": the listener put it right at once; ask
+                cand.ceiling, cand.ceiling_reason = PENDING, CORRECTED
+                cand.flags.append(CORRECTED)
             f["turn_position"] = round(pos / max(len(cturns) - 1, 1), 3)
             f["turn_index"] = pos
             f["speaker_is_owner"] = bool(utt.is_owner)
@@ -545,6 +555,8 @@ def parse_ceiling(f: dict) -> tuple[str, str]:
         return DROPPED, "a quote's I or you is whoever is quoted"  # 'Chef said, "I've been a chef for years"'
     if f.get("in_quote") or f.get("reported"):
         return PENDING, "quoted or reported speech"
+    if f.get("sarcasm_cues", 0) >= IRONY_CUES:
+        return PENDING, "irony cues"  # "Ha. Great, so I'm a professional dog walker now."
     return "", ""
 
 

@@ -64,6 +64,20 @@ def test_sarcasm_gets_cue_features_and_no_hard_accept_prior():
     assert not cand.content.startswith("Great")
 
 
+def test_a_claim_with_two_irony_cues_is_asked_at_most_and_one_cue_is_not_enough():
+    cand = about(extract(("user", True, "Ha. Brilliant, so I'm a full-time taxi driver now.")), "taxi")
+    assert (cand.ceiling, cand.ceiling_reason) == ("pending_review", "irony cues")
+    assert cand.features["sarcasm_cues"] >= 2
+    cand = about(extract(("user", True, "I qualified in June, so I'm a nurse now.")), "nurse")
+    assert cand.ceiling == "" and cand.features["sarcasm_cues"] == 1
+
+
+def test_laughter_just_before_the_sentence_is_an_irony_cue():
+    laughed = about(extract(("user", True, "Ha. I'm the fire warden now.")), "warden")
+    plain = about(extract(("user", True, "Right. I'm the fire warden now.")), "warden")
+    assert laughed.features["sarcasm_cues"] == plain.features["sarcasm_cues"] + 1
+
+
 def test_coordinated_predicates_become_separate_claims():
     cands = extract(("user", True, "I dance, run a dog school and bake."))
     contents = sorted(c.content for c in cands)
@@ -403,6 +417,22 @@ def test_a_parenthetical_between_a_copula_and_its_complement_keeps_the_claim():
     assert [c.content for c in extract(("user", True, "I was, for a while, a ferry pilot."))] == [
         "Odile was, for a while, a ferry pilot."
     ]
+
+
+def test_a_claim_the_other_speaker_corrects_at_once_is_asked_at_most():
+    cands = extract(("user", True, "I'm moving to Leeds in May."), ("Imre", False, "Leicester, not Leeds!"))
+    cand = about(cands, "Leeds")
+    assert (cand.ceiling, cand.ceiling_reason) == ("pending_review", "corrected in the reply")
+    assert cand.features["corrected_in_reply"] is True
+    cand = about(extract(("user", True, "My sister is a vet."), ("Imre", False, "Not a vet, a vet nurse.")), "vet")
+    assert cand.ceiling_reason == "corrected in the reply"
+
+
+def test_a_reply_that_negates_its_own_statement_or_answers_no_is_no_correction():
+    cand = about(extract(("user", True, "I love cats."), ("Imre", False, "I'm not a cat person.")), "loves cats")
+    assert cand.ceiling == "" and cand.features["corrected_in_reply"] is False
+    cand = about(extract(("user", True, "I'm allergic to peanuts."), ("Imre", False, "No, really?")), "peanuts")
+    assert cand.ceiling == ""
 
 
 def test_a_closing_vocative_is_not_part_of_the_claim():
