@@ -248,4 +248,3 @@ def corrected_in(reply, claim_text: str) -> bool:
         if tok.head.i > tok.i and (tok.head.lower_ in forms or tok.head.lemma_.lower() in forms):
             return True
     return False
-

@@ -489,9 +489,7 @@ def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
     coordinated = bool(claim.features.get("subject_coordinated"))
     if who.grammatical == "first":
         # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
-        return third_person(
-            text, who.display, "first", addressee=who.addressee or "someone", coordinated=coordinated
-        )
+        return third_person(text, who.display, "first", addressee=who.addressee or "someone", coordinated=coordinated)
     if who.grammatical == "second":
         return third_person(text, who.display, "second", speaker=who.speaker, coordinated=coordinated)
     if claim.subject_kind == "pronoun" and claim.subject_text:

@@ -181,7 +181,6 @@ def _is_subject(toks: list[str], i: int, person: str) -> bool:
 _DETERMINERS = set("the a an this that these those all every some any my your his her our their".split())
 
 
-
 def _first_person_other(low: str, name: str) -> str | None:
     if low == "my":
         return f"{name}'s"

@@ -309,7 +309,7 @@ def _clause_tokens(head, heads, subject) -> list[int]:
     if subject is not None and idxs and idxs[0] < subject.i:
         idxs = _after_discourse_phrase(doc, idxs, subject)
         commas = [n for n, i in enumerate(idxs) if i < subject.i and doc[i].text == ","]
-        if commas and commas[-1] <= 3 and not any(doc[i].pos_ in ("NOUN", "PROPN", "VERB") for i in idxs[: commas[-1]]):
+        if commas and commas[-1] <= 3 and not any(_says_something(doc[i]) for i in idxs[: commas[-1]]):
             idxs = idxs[commas[-1] + 1 :]
         while idxs and idxs[0] < subject.i and doc[idxs[0]].lower_ in ("so", "and", "but", "well", "oh", "then"):
             idxs.pop(0)
@@ -333,6 +333,14 @@ def _before_closing_discourse(doc, idxs: list[int]) -> list[int]:
         if words in DISCOURSE_PHRASES or (n == 1 and words[0] in SENTENCE_ADVERBS):
             return idxs[: -n - 1]
     return idxs
+
+
+def _says_something(tok) -> bool:
+    """Is this word of a short opener part of the claim ("Last week, I …", "In Lyon, I …")? A noun, name or verb
+    is, unless it is an interjection or a bare noun modifier that is no time ("No thanks, I'm …", "Cheers, I …")."""
+    if tok.pos_ not in ("NOUN", "PROPN", "VERB"):
+        return False
+    return not (tok.dep_ in ("intj", "npadvmod") and tok.ent_type_ not in DATE_LABELS and tok.pos_ == "NOUN")
 
 
 def _participle_after_present_copula(head) -> bool:

@@ -419,5 +419,18 @@ def test_a_clause_coordinated_with_another_still_agrees_with_its_own_subject():
     assert contents_of("My brother cooks and I clean.") == ["Sam's brother cooks.", "Sam cleans."]
 
 
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        ("No thanks, I'm allergic to sesame.", ["Sam is allergic to sesame."]),
+        ("Thanks, I work weekends at the lido.", ["Sam works weekends at the lido."]),
+        # a fronted time stays
+        ("Last week, I moved to Galway.", ["Last week, Sam moved to Galway."]),
+    ],
+)
+def test_a_thanks_before_the_subject_is_not_part_of_the_claim(turn, expected):
+    assert contents_of(turn) == expected
+
+
 def test_a_noun_coordinated_without_its_own_determiner_still_shares_the_first_ones():
     assert contents_of("I have a kayak and canoe.") == ["Sam has a kayak.", "Sam has a canoe."]
