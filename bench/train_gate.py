@@ -313,6 +313,8 @@ def train(
     (one list per assignment, one probability per record in ``sort_records`` order)."""
     import numpy as np
 
+    from bench.gate_data import known_false
+
     records = sort_records(records)
     labelled = [r for r in records if r["label"] is not None]
     weights = set_weights(records)
@@ -338,8 +340,6 @@ def train(
         (xs, ys), ab = calibration_table(*cal_args), None
         calibration = {"method": "isotonic on out-of-fold logits", "x": xs, "y": ys}
     cal = gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0, platt=ab)
-    from bench.gate_data import known_false
-
     known = [known_false(r) for r in records]
     rows_by = [
         [
