@@ -354,8 +354,8 @@ def train(
     accept, review, capped, _ = choose_thresholds([r for rows in rows_by for r in rows], every)
     stats = _set_stats(_arrays(rows_by[0]), accept, review, turns, capped)
     by_assignment = [list(choose_thresholds(rows, turns)[:3]) for rows in rows_by]
-    probs = [r[0] for r in rows_by[0]]
     probs_by = [[r[0] for r in rows] for rows in rows_by]
+    probs = probs_by[0]
     X = matrix([gate_model.featurize(v) for v in (vs[i] for i in lab_idx)], bits)
     y = np.array([records[i]["label"] for i in lab_idx])
     w = np.array([weights[records[i]["set"]] for i in lab_idx])

@@ -323,10 +323,13 @@ def _clause_tokens(head, heads, subject) -> list[int]:
     return _before_closing_discourse(doc, idxs)
 
 
+LONGEST_DISCOURSE_PHRASE = max(len(p) for p in DISCOURSE_PHRASES)
+
+
 def _before_closing_discourse(doc, idxs: list[int]) -> list[int]:
     """ "I'm off to Crete next week, by the way" → "I'm off to Crete next week": a discourse marker set off by a
     comma at the end of the clause ("…, actually", "…, to be honest") frames it and is not part of it."""
-    for n in range(1, 6):
+    for n in range(1, LONGEST_DISCOURSE_PHRASE + 1):
         if len(idxs) <= n + 2 or doc[idxs[-n - 1]].text != ",":
             continue
         words = tuple(doc[i].lower_ for i in idxs[-n:])
@@ -338,9 +341,9 @@ def _before_closing_discourse(doc, idxs: list[int]) -> list[int]:
 def _says_something(tok) -> bool:
     """Is this word of a short opener part of the claim ("Last week, I …", "In Lyon, I …")? A noun, name or verb
     is, unless it is an interjection or a bare noun modifier that is no time ("No thanks, I'm …", "Cheers, I …")."""
-    if tok.pos_ not in ("NOUN", "PROPN", "VERB"):
+    if tok.pos_ == "NOUN" and tok.dep_ in ("intj", "npadvmod") and tok.ent_type_ not in DATE_LABELS:
         return False
-    return not (tok.dep_ in ("intj", "npadvmod") and tok.ent_type_ not in DATE_LABELS and tok.pos_ == "NOUN")
+    return tok.pos_ in ("NOUN", "PROPN", "VERB")
 
 
 def _participle_after_present_copula(head) -> bool:

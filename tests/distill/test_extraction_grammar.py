@@ -248,6 +248,7 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
         ("I'm off to Skye next month, by the way.", ["Sam is off to Skye next month."]),
         ("I've taken up fencing, actually.", ["Sam has taken up fencing."]),
         ("I work weekends now, to be honest.", ["Sam works weekends now."]),
+        ("I'm happier in the smaller flat, at the end of the day.", ["Sam is happier in the smaller flat."]),
         # not a marker: an object set off by a comma stays
         ("I've got two ferrets, Pip and Mo.", ["Sam has got two ferrets, Pip and Mo."]),
     ],
