@@ -446,7 +446,9 @@ def day_inputs(day: dict) -> dict:
                 utts.append(TurnIn(idx, t.speaker_name, bool(t.is_wearer), t.text, t.started_at))
                 idx += 1
             convs.append(ConversationIn(started_at=c.started_at, turns=utts, external_id=c.external_id))
-        inputs[rec["source"]] = DayInput(owner_name=day["wearer"], conversations=convs, source_kind=rec["source"])
+        inputs[rec["source"]] = DayInput(
+            owner_name=day["wearer"], conversations=convs, source_kind=rec["source"], timezone=day["timezone"]
+        )
     return inputs
 
 

@@ -11,8 +11,9 @@
 3. Calibration fitted on every assignment's out-of-fold logits (Platt scaling; isotonic is one switch away,
    ``CALIBRATION``): a monotone map from logit to probability.
 4. Thresholds on the calibrated out-of-fold probabilities of every assignment at once, through the same decision
-   the gate makes (hard ceilings and the attribution check apply): **accept** = the lowest threshold at which the
-   mean of the sets' accepted precision is ≥ ``TARGET_PRECISION``; **review** and **capped** = the pair that asks
+   the gate makes (hard ceilings and the attribution check apply): **accept** = the lowest threshold at which
+   every set's accepted precision is ≥ ``TARGET_PRECISION`` with one false accept to spare, a fact accepted
+   twice counting once (as the bench counts it); **review** and **capped** = the pair that asks
    the most true claims while every set queues ≤ ``MAX_QUEUED_PER_100`` candidates per 100 turns of which ≥
    ``MIN_QUEUED_TRUE`` are true. (One assignment alone moved the accept line by up to 0.06.)
 5. The final model: one fit on every labelled decidable candidate, written as sparse coefficients + calibration +
@@ -41,6 +42,7 @@ FOLDS = 5
 REPEATS = 5
 C = 0.3
 TARGET_PRECISION = 0.95
+SPARE_FALSE_ACCEPTS = 1  # the accept line keeps its precision with this many more false accepts in every set
 MAX_QUEUED_PER_100 = 3.0
 MIN_QUEUED_TRUE = 0.60
 LOWEST_REVIEW = 0.5  # the review and capped lines are searched from here up (below it nothing is worth asking)
@@ -126,9 +128,11 @@ def decidable(v: dict) -> bool:
 
 
 def _arrays(rows):
-    """Rows are (p, view, label, set[, known false]): the fifth says whether a negative label is known to be false
-    (``gate_data.known_false``; True when absent). The sixth array is the label the accept line is judged by: a
-    negative that is not known false is left out of that judgement."""
+    """Rows are (p, view, label, set[, known false[, fact]]): the fifth says whether a negative label is known to
+    be false (``gate_data.known_false``; True when absent), the sixth names the labelled fact a positive matches
+    ("" when none). The sixth array is the label the accept line is judged by: a negative that is not known false
+    is left out of that judgement. The seventh numbers the facts (-1: none): a fact accepted twice is one hit,
+    as the bench counts it (the second memory is a duplicate, neutral)."""
     import numpy as np
 
     from distill.trust import DROPPED
@@ -140,14 +144,19 @@ def _arrays(rows):
     capped = np.array([not decidable(r[1]) and r[1]["ceiling"] != DROPPED for r in rows])
     known = np.array([r[4] if len(r) > 4 else True for r in rows], dtype=bool)
     judged = np.where((label == 0) & ~known, -1, label)
-    return p, label, sets, dropped, capped, judged
+    keys = [r[5] if len(r) > 5 and r[2] == 1 else "" for r in rows]
+    number = {k: n for n, k in enumerate(sorted(set(keys) - {""}))}
+    fact = np.array([number.get(k, -1) for k in keys])
+    return p, label, sets, dropped, capped, judged, fact
 
 
 def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, int]], capped_line=None):
     """Per set: accepted (true, labelled), queued (true, labelled, all) and turns, as ``decide`` would decide: a
     claim a hard rule caps at review is asked at p ≥ ``capped_line`` (the review line when None), any other at
     p ≥ review."""
-    p, label, sets, dropped, capped, judged = arrays
+    import numpy as np
+
+    p, label, sets, dropped, capped, judged, fact = arrays
     capped_line = review if capped_line is None else capped_line
     acc = (p >= accept) & ~capped & ~dropped
     queued = (((p >= review) & ~capped) | ((p >= capped_line) & capped)) & ~acc & ~dropped
@@ -155,10 +164,12 @@ def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, 
     stats = {}
     for name in sorted(turns):
         s = sets == name
+        hits = acc & s & (label == 1)
+        duplicates = int(hits.sum()) - int((hits & (fact < 0)).sum()) - len(np.unique(fact[hits & (fact >= 0)]))
         stats[name] = {
-            "acc_true": int((acc & s & (label == 1)).sum()),
+            "acc_true": int(hits.sum()) - duplicates,
             "acc_lab": int((acc & s & lab).sum()),
-            "acc_judged": int((acc & s & (judged >= 0)).sum()),
+            "acc_judged": int((acc & s & (judged >= 0)).sum()) - duplicates,
             "q_true": int((queued & s & (label == 1)).sum()),
             "q_lab": int((queued & s & lab).sum()),
             "q_all": int((queued & s).sum()),
@@ -173,8 +184,12 @@ def _accept_ok(stats) -> bool:
     Until 2026-12-06 the mean of the sets' precision was judged, on one fold assignment, over every negative
     label. LoCoMo's negatives are mostly true statements its observations do not list (all 16 of its "false"
     accepts at p ≥ 0.85 over five assignments), so its precision sat at 0.84-0.90 at every line and the mean let
-    it, or luck, set the line: one assignment gave 0.854 while the days' precision over five was 0.87 there."""
-    return all(s["acc_true"] >= TARGET_PRECISION * s["acc_judged"] for s in stats.values())
+    it, or luck, set the line: one assignment gave 0.854 while the days' precision over five was 0.87 there.
+
+    With ``SPARE_FALSE_ACCEPTS`` to spare: the precision must still hold with one more false accept. On the days
+    a couple of candidates decided the line (two true plans the labels could not match until their "next
+    Saturday" carried its date moved it from 0.853 to 0.814)."""
+    return all(s["acc_true"] >= TARGET_PRECISION * (s["acc_judged"] + SPARE_FALSE_ACCEPTS) for s in stats.values())
 
 
 def _review_ok(stats) -> bool:
@@ -199,7 +214,7 @@ def choose_thresholds(rows, turns, accept: float | None = None) -> tuple[float, 
         accept = next((t for t in grid if _accept_ok(_set_stats(arrays, t, t, turns))), 1.0)
     # (ascending: the lowest line that keeps the target; precision need not be monotone above it)
     lines = np.array([t for t in grid if LOWEST_REVIEW <= t < accept] + [accept, 1.0])
-    p, label, sets, dropped, capped, _ = arrays
+    p, label, sets, dropped, capped, _, _ = arrays
     asked = ~dropped & ~((p >= accept) & ~capped)  # what the queue may hold: not dropped, not accepted
     feasible, q_true, q_all = np.ones((len(lines), len(lines)), bool), 0, 0
     for name in sorted(turns):
@@ -343,10 +358,17 @@ def train(
     known = [known_false(r) for r in records]
     rows_by = [
         [
-            (round(cal.calibrate(o[i]), 4), vs[i], records[i]["label"], records[i]["set"], known[i])
+            (
+                round(cal.calibrate(o[i]), 4),
+                vs[i],
+                records[i]["label"],
+                records[i]["set"],
+                known[i],
+                f"{k}|{records[i]['group']}|{records[i].get('match') or ''}" if records[i].get("match") else "",
+            )
             for i in range(len(records))
         ]
-        for o in oofs
+        for k, o in enumerate(oofs)
     ]
     # The lines: chosen on every assignment's held-out probabilities at once (each conversation counted once per
     # assignment, so are its turns); the card's fold scores: the first assignment at those lines.

@@ -129,6 +129,7 @@ def distill(
     source_type = conversations[0].source_type
     day, tmap = day_input(conversations, owner_name(owner), source_kind=source_key.split(":")[-1])
     day.owner_key = str(owner.pk)  # the LLM extractor's daily call cap is per owner
+    day.timezone = user_timezone(owner).key
     siblings = [
         pipeline.SiblingTurn(s.source, s.text, s.is_owner, s.at)
         for s in hooks.sightings(

@@ -42,6 +42,7 @@ class DayInput:
     conversations: list[ConversationIn]
     source_kind: str = ""
     owner_key: str = ""  # the owner's id: keys the LLM's daily call cap
+    timezone: str = ""  # the owner's IANA zone: the local day a turn was said on ("tomorrow" → a date)
 
 
 @dataclass

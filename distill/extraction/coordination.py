@@ -29,6 +29,24 @@ def governing_verb(head):
     return first.head, first
 
 
+def comma_spliced_order(head) -> bool:
+    """A base-form verb joined to the clause before it by a comma alone, with no subject of its own ("I'm in the
+    car, hold on", "I called her first, don't be mad"): a new sentence the speaker did not mark, an order, not a
+    second predicate of the first one's subject. A list of predicates has its "and" ("I dance, run a school and
+    bake"), and base forms under one modal or "to" share it ("I'll pick you up, drive you home")."""
+    if head.dep_ != "conj" or head.tag_ != "VB" or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children):
+        return False
+    first = head
+    for _ in range(8):
+        if first.dep_ != "conj" or first.head == first:
+            break
+        first = first.head
+    if first.tag_ == "VB" or first.pos_ not in ("VERB", "AUX"):
+        return False
+    chain = [first] + [t for t in first.subtree if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX")]
+    return not any(c.dep_ in ("cc", "preconj") for t in chain for c in t.children)
+
+
 def _third_singular(tok) -> bool:
     person, number = tok.morph.get("Person"), tok.morph.get("Number")
     if tok.pos_ == "PRON":

@@ -38,6 +38,7 @@ from distill.extraction.base import (
     TurnIn,
     normalize_text,
 )
+from distill.extraction.dates import anchor_candidates
 from distill.extraction.deterministic import DROPPED, DeterministicExtractor, parse_ceiling
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.extraction.parse_claims import claims_from_doc
@@ -263,8 +264,10 @@ def extract_day(day: DayInput) -> ExtractionResult:
     if not llm.llm_configured(CALL):
         result = DeterministicExtractor().extract(day)
         result.warnings.append("no LLM configured: deterministic extractor, score = confidence × prior + corroboration")
-        return result
-    return LLMExtractor().extract(day)
+    else:
+        result = LLMExtractor().extract(day)
+    anchor_candidates(result.candidates, day)
+    return result
 
 
 def dumps(result: ExtractionResult) -> str:  # handy for debugging and the bench

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from lemminflect import getInflection
 
-from distill.extraction.coordination import agrees, governing_verb, object_variants
+from distill.extraction.coordination import agrees, comma_spliced_order, governing_verb, object_variants
 from distill.extraction.coordination import aux_of as _aux_of
 from distill.extraction.cues import (
     QUOTATIVE_VERBS,
@@ -702,6 +702,8 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
     if vocative:
         subject = None
     inherited = False
+    if subject is None and not vocative and comma_spliced_order(head):
+        return None  # "I'm in the car, hold on": an order of its own, not "… holds on"
     if subject is None and not vocative:
         subject = _inherited_subject(head)
         inherited = subject is not None

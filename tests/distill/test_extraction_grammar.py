@@ -435,3 +435,26 @@ def test_a_thanks_before_the_subject_is_not_part_of_the_claim(turn, expected):
 
 def test_a_noun_coordinated_without_its_own_determiner_still_shares_the_first_ones():
     assert contents_of("I have a kayak and canoe.") == ["Sam has a kayak.", "Sam has a canoe."]
+
+
+@pytest.mark.parametrize(
+    "turn,expected",
+    [
+        # an order joined by a comma alone is a sentence of its own, not a second thing the speaker does
+        ("I'm on the platform, hang on.", ["Sam is on the platform."]),
+        ("We're at the vet, don't wait up.", ["Sam and others are at the vet."]),
+        ("I left the keys under the mat, don't panic.", ["Sam left the keys under the mat."]),
+        # a list of predicates with its "and", and base forms under one modal, still share the subject
+        (
+            "I restore old bikes, sell them and teach repair classes.",
+            ["Sam restores old bikes.", "Sam sells them.", "Sam teaches repair classes."],
+        ),
+        ("I'll pick you up, drive you home.", ["Sam will pick someone up.", "Sam will drive someone home."]),
+        (
+            "I moved here in May, started at the bakery in June.",
+            ["Sam moved here in May.", "Sam started at the bakery in June."],
+        ),
+    ],
+)
+def test_an_order_after_a_comma_borrows_no_subject(turn, expected):
+    assert contents_of(turn) == expected

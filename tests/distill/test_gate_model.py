@@ -198,7 +198,7 @@ def test_the_same_data_read_through_other_features_is_a_new_model_version(monkey
     assert first["version"] != second["version"]
 
 
-def _row(p: float, label: int, *, capped: bool = False) -> tuple:
+def _row(p: float, label: int, *, capped: bool = False, fact: str = "") -> tuple:
     record = {
         "set": "chats",
         "group": "chats:0",
@@ -211,13 +211,32 @@ def _row(p: float, label: int, *, capped: bool = False) -> tuple:
         "ceiling_reason": "quoted or reported speech" if capped else "",
         "features": {"subject_type": "owner"},
     }
-    return (p, gate_model.view(record), label, "chats")
+    return (p, gate_model.view(record), label, "chats", True, fact)
+
+
+def test_the_accept_line_holds_its_precision_with_one_false_accept_to_spare():
+    """19 true and one false above 0.9 is precision 0.95 exactly: one more false accept on other talk would
+    break it, so the line keeps a margin of one and rises to where 19 true stand alone."""
+    rows = [_row(0.97, 1) for _ in range(19)] + [_row(0.92, 0)] + [_row(0.6, 0) for _ in range(5)]
+    accept, *_ = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 1000}})
+    assert accept == 0.97
+
+
+def test_a_fact_accepted_twice_counts_as_one_hit_for_the_accept_line():
+    """Twenty more memories of a fact already accepted are duplicates, not twenty more hits: below 0.97 the
+    line would hold 20 facts and one false accept (0.95, no false accept to spare), not 40 of 41. The bench
+    counts the repeats as neutral, and so does the line."""
+    rows = [_row(0.97, 1, fact=f"f{n}") for n in range(20)]
+    rows += [_row(0.9, 1, fact="f0") for _ in range(20)] + [_row(0.9, 0)]
+    accept, _, _, stats = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 1000}})
+    assert accept == 0.97
+    assert (stats["chats"]["acc_true"], stats["chats"]["acc_judged"]) == (20, 20)
 
 
 def test_claims_a_rule_caps_at_review_get_their_own_line_so_they_cannot_veto_the_review_band():
     """Four true claims of five in the model's band are worth asking; six false capped claims of seven are
     not. One shared line would have to ask all twelve (5 of 12 true) or none."""
-    rows = [_row(0.97, 1) for _ in range(10)]
+    rows = [_row(0.97, 1) for _ in range(30)]
     rows += [_row(0.86, 1) for _ in range(4)] + [_row(0.86, 0)]
     rows += [_row(0.9, 0, capped=True) for _ in range(6)] + [_row(0.9, 1, capped=True)]
     accept, review, capped, stats = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 1000}})
