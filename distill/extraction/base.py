@@ -138,6 +138,7 @@ FEATURES = {
     "momentary": "progressive with 'just/now/currently/quick…': a passing action",
     "near_term": "a time word of the next hours ('tonight', 'in a minute', 'later')",
     "offer_to_listener": "will/can/let me … you / for you: a small offer",
+    "date_anchored": "a relative day in the claim was followed by its date ('next Saturday (June 20)')",
     "figurative_cues": "1 when a verb of extremity is said of the speaker ('killing me') or 'literally'",
     "object_vague": "the complement is a bare pronoun or 'something/stuff'",
     "date_fragment_joined": "a verbless date sentence after the claim was joined to it",
