@@ -141,7 +141,14 @@ def verb_lemma(word: str, fallback: str) -> str:
 
 
 def subject_of(head):
+    """The head's subject; also one the parser hung on the head's auxiliary ("… and I am married": "I" under
+    "am", not "married"), which would otherwise leave the verb to borrow the first clause's subject."""
     for c in head.children:
         if c.dep_ in SUBJECT_DEPS:
             return c
+    for aux in head.children:
+        if aux.dep_ in ("aux", "auxpass") and aux.i < head.i:
+            for c in aux.children:
+                if c.dep_ in SUBJECT_DEPS:
+                    return c
     return None

@@ -65,3 +65,21 @@ def test_bad_conversations_are_422_with_a_reason(api, client):
     r = client.post("/api/v1/chats/conversations/jsonl", '{"external_id": "x"}\nnot json',
                     content_type="application/x-ndjson", HTTP_AUTHORIZATION=f"Bearer {api.token}")  # fmt: skip
     assert r.status_code == 422 and "line 2" in r.json()["detail"]
+
+
+def test_a_relative_day_in_a_memory_is_dated_on_the_owners_local_day(api, user):
+    from accounts.services import update_settings
+
+    update_settings(user=user, timezone_name="America/Chicago")
+    evening = {  # Friday 21:30 in Chicago is already Saturday in UTC
+        "external_id": "call-2027-03-12",
+        "started_at": "2027-03-13T03:30:00Z",
+        "participants": [{"name": "Alice Example", "is_owner": True}, {"name": "Marcus Webb"}],
+        "turns": [
+            {"speaker": "Marcus Webb", "text": "Are you around this weekend?"},
+            {"speaker": "Alice Example", "text": "No, I'm driving to Duluth tomorrow for my cousin's wedding."},
+        ],
+    }
+    assert api.post("/chats/conversations", evening).status_code == 200
+    contents = list(Fact.objects.filter(owner=user).values_list("content", flat=True))
+    assert any("tomorrow (March 13)" in c for c in contents), contents

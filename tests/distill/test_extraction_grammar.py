@@ -458,3 +458,11 @@ def test_a_noun_coordinated_without_its_own_determiner_still_shares_the_first_on
 )
 def test_an_order_after_a_comma_borrows_no_subject(turn, expected):
     assert contents_of(turn) == expected
+
+
+def test_a_subject_the_parser_hangs_on_the_auxiliary_is_still_the_clauses_own():
+    # "I" under "am" rather than under "married": the second clause had also borrowed the first one's "I"
+    assert contents_of("Sounds fun. I am a ceramics teacher and I am married with three kids.") == [
+        "Sam is a ceramics teacher.",
+        "Sam is married with three kids.",
+    ]
