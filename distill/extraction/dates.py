@@ -7,7 +7,9 @@ weeks ago" name no day and stay as said, and so does a weekday that already has 
 twenty-second", "Friday August fourteenth") or names a habit ("on Saturdays").
 
 Conventions (English usage, not any one speaker's): "next Saturday" is the Saturday of next week (said on a
-Wednesday or a Friday, 10 or 8 days on, never tomorrow); "last Friday" is the Friday of last week; a bare or
+Wednesday or a Friday, 10 or 8 days on, never tomorrow); "last Friday" is the Friday of last week. Weeks start
+on a Sunday for some speakers and on a Monday for others, so "next/last <weekday>" is left as said when the two
+disagree (when exactly one of the day it is said and the day it names is a Sunday); a bare or
 "this" weekday is the coming one in a plan. In a claim about the past a bare weekday may belong to something
 still to come ("I got called for a gig, Friday night"), so it is left as said, like one in a habit or in a claim
 with no tense (another extractor's).
@@ -22,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from distill.extraction.base import Candidate, DayInput
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+SUNDAY = 6
 _MONTHS = "january february march april may june july august september october november december".split()
 _OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "last night": -1}
 _PART = r"(?:morning|afternoon|evening|night)"
@@ -55,6 +58,8 @@ def day_named(expression: re.Match, said: date, tense: str) -> date | None:
     target = WEEKDAYS.index(expression.group("weekday").lower())
     modifier = (expression.group("modifier") or "").lower()
     week_start = said - timedelta(days=said.weekday())
+    if modifier in ("next", "last") and (said.weekday() == SUNDAY) != (target == SUNDAY):
+        return None  # a week from Sunday or from Monday: "next Monday" said on a Sunday is tomorrow or in 8 days
     if modifier == "next":
         return week_start + timedelta(days=7 + target)
     if modifier == "last":

@@ -62,6 +62,19 @@ def test_what_names_no_single_day_for_sure_is_left_as_said(content, tense):
     assert anchor(content, FRIDAY, tense) == content
 
 
+@pytest.mark.parametrize(
+    "content,said",
+    [
+        # said on a Sunday, "next Monday" is tomorrow to some and in 8 days to others (where the week starts)
+        ("Ines starts the night shift next Monday.", date(2027, 3, 14)),
+        ("Ines is repainting the boat next Sunday.", WEDNESDAY),
+        ("Ines lost her keys last Sunday.", FRIDAY),
+    ],
+)
+def test_next_or_last_weekday_is_left_as_said_when_the_weeks_start_disagrees(content, said):
+    assert anchor(content, said, "future") == content
+
+
 def test_the_day_is_the_owners_local_day_not_the_utc_one():
     late = datetime(2027, 3, 13, 3, 30, tzinfo=UTC)  # Friday 21:30 in Chicago
     assert said_on(late, "America/Chicago") == FRIDAY
