@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from lemminflect import getAllLemmas
 
+from distill.extraction.nlp import subject_of
+
 
 def aux_of(head) -> list:
     return [c for c in head.children if c.dep_ in ("aux", "auxpass", "neg")]
@@ -34,7 +36,7 @@ def comma_spliced_order(head) -> bool:
     car, hold on", "I called her first, don't be mad"): a new sentence the speaker did not mark, an order, not a
     second predicate of the first one's subject. A list of predicates has its "and" ("I dance, run a school and
     bake"), and base forms under one modal or "to" share it ("I'll pick you up, drive you home")."""
-    if head.dep_ != "conj" or head.tag_ != "VB" or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children):
+    if head.dep_ != "conj" or head.tag_ != "VB" or subject_of(head) is not None:
         return False
     first = head
     for _ in range(8):

@@ -26,7 +26,7 @@ from distill.extraction.base import Candidate, DayInput
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 SUNDAY = 6
 _MONTHS = "january february march april may june july august september october november december".split()
-_OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "last night": -1}
+_OFFSET = {"tomorrow": 1, "yesterday": -1, "last night": -1}  # today, tonight, this morning …: 0
 _PART = r"(?:morning|afternoon|evening|night)"
 _EXPRESSION = re.compile(
     rf"\b(?:(?P<relative>today|tonight|tomorrow(?: {_PART})?|yesterday(?: {_PART})?|last night|this {_PART})"
@@ -53,8 +53,7 @@ def day_named(expression: re.Match, said: date, tense: str) -> date | None:
     """The day one matched expression names, said on ``said``; None when it does not name one for sure."""
     relative = (expression.group("relative") or "").lower()
     if relative:
-        word = relative.split()[0] if relative.split()[0] in _OFFSET else relative
-        return said + timedelta(days=_OFFSET.get(word, 0))
+        return said + timedelta(days=next((n for word, n in _OFFSET.items() if relative.startswith(word)), 0))
     target = WEEKDAYS.index(expression.group("weekday").lower())
     modifier = (expression.group("modifier") or "").lower()
     week_start = said - timedelta(days=said.weekday())
