@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from accounts.services import user_timezone
 from chats.models import AgentProject, ChatSession, Lesson
+from chats.text import first_sentence
 from ledger.choices import Status
 from ledger.lexicon import stem
 from ledger.models import Episode, PinnedFact
@@ -159,6 +160,9 @@ def session_summary(owner, session: ChatSession) -> str:
     stamp = when_label(when.isoformat(), user_timezone(owner)) if when else "undated"
     gist = episode.summary.strip() if episode is not None and episode.summary else ""
     title = (episode.title if episode is not None and episode.title else session.title).strip()
+    if not gist:  # not distilled yet: what was asked is still known
+        asked = next((t.text for t in session.turns.filter(is_owner=True).order_by("index")[:5] if t.text.strip()), "")
+        gist = f"Asked: {first_sentence(asked, 200)}" if asked else ""
     return " — ".join(p for p in (f"[{stamp}] {title}".strip(), gist) if p)
 
 
