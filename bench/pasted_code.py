@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import glob
 import random
 import re
 import sys
@@ -25,22 +24,31 @@ sys.path.insert(0, str(ROOT))
 from chats.pasted_text import split_pasted  # noqa: E402  (pure module: no Django needed)
 
 SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-SOURCES = {"python": [f"{SITE}/**/*.py"], "javascript": [f"{SITE}/**/*.js"], "c": ["/usr/include/**/*.h"],
-           "shell": ["/usr/share/**/*.sh", "/usr/lib/**/*.sh"], "perl": ["/usr/share/**/*.pl", "/usr/share/**/*.pm"],
-           "sql": [f"{SITE}/**/*.sql"], "json": [f"{SITE}/**/*.json"]}  # fmt: skip
+# (language, folders to walk, file suffix): other projects' files on this machine.
+SOURCES = [("python", [SITE], ".py"), ("javascript", [SITE, Path("/usr/share")], ".js"), ("c", [Path("/usr/include")], ".h"),
+           ("shell", [Path("/usr/share"), Path("/usr/lib")], ".sh"), ("perl", [Path("/usr/share/perl5"),
+           Path("/usr/share/perl")], ".pm"), ("sql", [SITE, Path("/usr/share")], ".sql"), ("json", [SITE], ".json")]  # fmt: skip
 PERSONA = Path("/work/shared/bench/persona-chat-train.csv")
 
 
-def _files(patterns: list[str], rng: random.Random, limit: int) -> list[str]:
-    found = [f for p in patterns for f in glob.glob(p, recursive=True)]
+def _files(folders: list[Path], suffix: str, rng: random.Random, limit: int) -> list[str]:
+    """Up to ``limit`` files ending in ``suffix``, sampled from the first ``20 * limit`` found (walked lazily)."""
+    import os
+
+    found: list[str] = []
+    for root in folders:
+        for folder, _dirs, files in os.walk(root):
+            found += [os.path.join(folder, f) for f in files if f.endswith(suffix)]
+            if len(found) >= 20 * limit:
+                break
     rng.shuffle(found)
     return found[:limit]
 
 
 def code_windows(rng: random.Random, limit: int) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for lang, patterns in SOURCES.items():
-        for path in _files(patterns, rng, limit):
+    for lang, folders, suffix in SOURCES:
+        for path in _files(folders, suffix, rng, limit):
             try:
                 lines = Path(path).read_text(errors="replace").splitlines()
             except OSError:
@@ -60,7 +68,7 @@ def prose(rng: random.Random, limit: int) -> dict[str, list[str]]:
         rng.shuffle(rows)
         chat = [next(c for c in row if len(c) > 40) for row in rows[:300] if any(len(c) > 40 for c in row)]
     docs = []
-    for path in _files([f"{SITE}/**/*.md", "/usr/share/doc/**/*.md"], rng, limit * 4):
+    for path in _files([SITE, Path("/usr/share/doc")], ".md", rng, limit * 4):
         for para in re.split(r"\n\s*\n", Path(path).read_text(errors="replace")):
             if len(para) > 80 and not para.lstrip().startswith(("#", "```", "|", "-", "*", "    ", ">", "<", "[", "!")):
                 docs.append(para)
