@@ -96,7 +96,11 @@ def _run_hook(event: str, url: str, token: str, n: int) -> list[float]:
                               env=env, timeout=30)  # fmt: skip
         out.append(time.perf_counter() - t)
         assert done.returncode == 0, done.stderr
+        FAILED_OPEN[event] = FAILED_OPEN.get(event, 0) + bool(done.stderr)  # no answer in time: the agent went on
     return out
+
+
+FAILED_OPEN: dict[str, int] = {}
 
 
 def hook_latency(token: str, n: int) -> None:
@@ -119,7 +123,8 @@ def hook_latency(token: str, n: int) -> None:
         for event in HOOK_PAYLOADS:
             times = _run_hook(event, url, token, n)
             print(f"hook {event:<19} server up:   p50 {statistics.median(times) * 1000:6.1f} ms, "
-                  f"p95 {pct(times, 95) * 1000:6.1f} ms, max {max(times) * 1000:6.1f} ms (n={n})")  # fmt: skip
+                  f"p95 {pct(times, 95) * 1000:6.1f} ms, max {max(times) * 1000:6.1f} ms (n={n}; "
+                  f"answered {n - FAILED_OPEN.get(event, 0)}/{n})")  # fmt: skip
     finally:
         server.shutdown()
         server.server_close()
@@ -127,6 +132,11 @@ def hook_latency(token: str, n: int) -> None:
         s.bind(("127.0.0.1", 0))
         down = f"http://127.0.0.1:{s.getsockname()[1]}"
     times = _run_hook("user-prompt-submit", down, token, n)
+    start = [time.perf_counter()]
+    import subprocess
+
+    subprocess.run([sys.executable, "-S", "-c", "pass"], check=True)
+    print(f"python -S start-up alone: {(time.perf_counter() - start[0]) * 1000:.1f} ms (the floor of every hook)")
     print(f"hook fail-open, server down: p95 {pct(times, 95) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms")
     hung = socket.socket()
     hung.bind(("127.0.0.1", 0))

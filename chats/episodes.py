@@ -269,20 +269,23 @@ def _matching(turns, pattern: re.Pattern, limit: int = 5) -> list[str]:
 
 
 def _actions(turns) -> str:
+    return actions_summary([call for t in turns for call in t.tool_calls or []])
+
+
+def actions_summary(calls: list[dict]) -> str:
     """What the agent did, from its calls: files edited or written, commands run, failures among them."""
     edited: list[str] = []
     ran: list[str] = []
     failed = 0
-    for t in turns:
-        for call in t.tool_calls or []:
-            inp = call.get("input") if isinstance(call.get("input"), dict) else {}
-            path = inp.get("file_path") or inp.get("path")
-            name = str(call.get("name") or "")
-            if path and re.search(r"edit|write|patch|create", name, re.IGNORECASE):
-                edited.append(str(path).rsplit("/", 1)[-1])
-            elif inp.get("command") or inp.get("cmd"):
-                ran.append(command_shape(call))
-            failed += bool(call.get("is_error") and not call.get("rejected"))
+    for call in calls:
+        inp = call.get("input") if isinstance(call.get("input"), dict) else {}
+        path = inp.get("file_path") or inp.get("path")
+        name = str(call.get("name") or "")
+        if path and re.search(r"edit|write|patch|create", name, re.IGNORECASE):
+            edited.append(str(path).rsplit("/", 1)[-1])
+        elif inp.get("command") or inp.get("cmd"):
+            ran.append(command_shape(call))
+        failed += bool(call.get("is_error") and not call.get("rejected"))
     parts = []
     if edited:
         parts.append("edited " + ", ".join(dict.fromkeys(edited[:20])))

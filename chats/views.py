@@ -126,7 +126,7 @@ def chat_completions(request):
 @require_GET
 def models(request):
     """``GET /v1/models``: the upstream's list, passed through (clients ask it before they chat)."""
-    owner, refused = _proxy_owner(request)
+    _owner, refused = _proxy_owner(request)
     if refused is not None:
         return refused
     try:

@@ -41,6 +41,7 @@ MAX_ANSWER = 1_000_000
 MAX_CHUNK_BYTES = 2_000_000  # of the transcript per call; the request stays under the server's 4 MB body limit
 MAX_LINE_CHARS = 150_000  # the server refuses a single string over 200,000 characters
 MAX_STRING_CHARS = 20_000  # a longer string inside an over-long line (an image, a file's content) is cut
+MAX_FIELD_CHARS = 100_000  # a longer string in the hook payload itself (a pasted file as the prompt) is cut
 MAX_STDIN = 5_000_000
 STATE_MAX_AGE_DAYS = 30
 
@@ -254,23 +255,24 @@ def file_tag(path: str) -> str:
     return hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:12]
 
 
+def cut_strings(value, limit: int = MAX_STRING_CHARS):
+    """``value`` (JSON-like) with every string longer than ``limit`` cut to it."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + " …[cut]"
+    if isinstance(value, dict):
+        return {k: cut_strings(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cut_strings(v, limit) for v in value]
+    return value
+
+
 def _shrink(line: str) -> str:
     """An over-long JSON line with its long strings cut (images, file contents); a stub if that is not enough."""
     try:
         record = json.loads(line)
     except ValueError:
         return json.dumps({"type": "almanac-skipped", "reason": "unreadable line", "chars": len(line)})
-
-    def cut(value):
-        if isinstance(value, str):
-            return value if len(value) <= MAX_STRING_CHARS else value[:MAX_STRING_CHARS] + " …[cut]"
-        if isinstance(value, dict):
-            return {k: cut(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [cut(v) for v in value]
-        return value
-
-    small = json.dumps(cut(record), ensure_ascii=False)
+    small = json.dumps(cut_strings(record), ensure_ascii=False)
     if len(small) <= MAX_LINE_CHARS:
         return small
     return json.dumps({"type": "almanac-skipped", "reason": "line too long", "chars": len(line)})
@@ -338,7 +340,9 @@ def _fail(message: str) -> int:
 def prepare(event: str, payload: dict) -> tuple[dict, dict | None]:
     """The payload to send (the project added, local paths removed) and the transcript piece it carries."""
     piece = transcript_piece(event, payload)
-    sent = {k: v for k, v in payload.items() if k not in ("transcript_path", "agent_transcript_path")}
+    # A prompt or a tool's output can be a whole file: what the server keeps of them is far shorter.
+    sent = {k: cut_strings(v, MAX_FIELD_CHARS) for k, v in payload.items()
+            if k not in ("transcript_path", "agent_transcript_path")}  # fmt: skip
     project = project_of(str(payload.get("cwd") or ""))
     if project:
         sent["almanac_project"] = project

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from chats.episodes import command_shape
+from chats.episodes import actions_summary
 from chats.models import AgentProject, AgentToolEvent, ChatSession
 from chats.services.agent_transcripts import cut_strings, mask_secrets
 
@@ -63,21 +63,5 @@ def pending_activity(owner, project: AgentProject | None, *, exclude_session_id:
     if stored.exists():
         return "", "", None
     events = list(rows.filter(agent_session_id=latest.agent_session_id))
-    edited, ran = [], []
-    for e in events:
-        inp = e.call.get("input") if isinstance(e.call, dict) else {}
-        path = (inp or {}).get("file_path") or (inp or {}).get("path")
-        if path and e.tool_name in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
-            edited.append(str(path).rsplit("/", 1)[-1])
-        elif (inp or {}).get("command"):
-            ran.append(command_shape({"name": e.tool_name, "input": inp}))
-    failed = sum(e.is_error for e in events)
-    parts = []
-    if edited:
-        parts.append("edited " + ", ".join(dict.fromkeys(edited[:10])))
-    if ran:
-        parts.append("ran " + ", ".join(f"`{r}`" for r in list(dict.fromkeys(ran))[:6]))
-    if failed:
-        parts.append(f"{failed} call(s) failed")
-    summary = "; ".join(parts) or f"{len(events)} tool call(s)"
-    return latest.agent_session_id, summary, latest.created_at
+    calls = [{"name": e.tool_name, "input": (e.call or {}).get("input") or {}, "is_error": e.is_error} for e in events]
+    return latest.agent_session_id, actions_summary(calls) or f"{len(events)} tool call(s)", latest.created_at
