@@ -171,6 +171,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=12, help="user/assistant pairs per session")
     parser.add_argument("--hooks", type=int, default=20, help="runs of the hook client per event (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the bench database afterwards")
+    parser.add_argument("--hooks-only", action="store_true", help="time the hook client only (no ingest, no distil)")
     args = parser.parse_args()
 
     import django
@@ -191,6 +192,10 @@ def main() -> int:
         token = account_services.create_token(owner=user, name="bench")[1]
         client = Client()
         headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+        if args.hooks_only:
+            _seed_lesson(user)
+            hook_latency(token, args.hooks or 20)
+            return 0
         rng = random.Random(7)
         latencies, turns_stored = [], 0
         t0 = time.perf_counter()

@@ -315,7 +315,10 @@ def transcript_piece(event: str, payload: dict, offset: int | None = None) -> di
     session_id = str(payload.get("session_id") or "")
     agent_id = str(payload.get("agent_id") or "") if event == "subagent-stop" else ""
     start = read_offset(path, session_id, agent_id) if offset is None else offset
-    lines, end, _size = read_chunk(path, start)
+    try:
+        lines, end, _size = read_chunk(path, start)
+    except OSError:
+        return None  # unreadable here (permissions, removed meanwhile): the hook still answers
     # A subagent's transcript is filed under its parent session's tag (the file importer does the same).
     tag_path = payload.get("transcript_path") if agent_id else path
     tag = file_tag(tag_path) if isinstance(tag_path, str) and tag_path else ""
@@ -397,11 +400,14 @@ def main(argv: list[str] | None = None, stdin=None) -> int:
             raise HookFailure("the hook input is not a JSON object")
         sent, piece = prepare(event, payload)
         answer = send(event, sent)
-        _acknowledge(answer, piece, payload, send)
     except HookFailure as exc:
         return _fail(str(exc))
     except (OSError, ValueError) as exc:  # refused, timed out, reset, not JSON
         return _fail(f"server unreachable or slow: {type(exc).__name__}")
+    try:
+        _acknowledge(answer, piece, payload, send)
+    except (HookFailure, OSError, ValueError) as exc:  # the answer still counts; the rest goes next time
+        _fail(f"the rest of the transcript waits for the next event: {type(exc).__name__}")
     if event == "session-end":
         forget_old_state()
     output = answer.get("output")
