@@ -211,3 +211,20 @@ def test_a_hung_server_fails_open_in_under_a_second(tmp_path):
         for conn in held:
             conn.close()
         listener.close()
+
+
+def test_a_client_that_lost_its_state_resumes_where_the_server_is(live_server, token, tmp_path):
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    lines = (REAL / "simonw-sample_session.jsonl").read_text().replace("test-session-id", SESSION)
+    lines = lines.splitlines(keepends=True)
+    transcript.write_text("".join(lines[:4]))
+    payload = {**BASE, "transcript_path": str(transcript), "hook_event_name": "Stop", "stop_hook_active": False}
+    run_client("stop", payload, live_server.url, token, 10, tmp_path / "state")
+    shutil.rmtree(tmp_path / "state")  # the agent's machine lost the client's state
+    transcript.write_text("".join(lines))
+    out, _ = run_client("stop", payload, live_server.url, token, 10, tmp_path / "state")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    (stored,) = AgentTranscript.objects.filter(agent_session_id=SESSION)
+    spans = list(TranscriptChunk.objects.filter(transcript=stored).values_list("start", "end"))
+    head = len("".join(lines[:4]).encode())
+    assert spans == [(0, head), (head, len("".join(lines).encode()))]  # resent from the server's offset, once
