@@ -89,6 +89,11 @@ def code_score(line: str) -> float:
 CODE_LINE = 0.5  # a line at or above this score is code-like
 
 
+def _indented(line: str) -> bool:
+    """An indented line goes on with the code above it (a traceback's source line, a block's body)."""
+    return bool(line.strip()) and len(line) - len(line.lstrip()) >= 2
+
+
 def split_pasted(text: str) -> tuple[str, list[str]]:
     """(the text without pasted blocks, the blocks) of one message."""
     lines = (text or "").split("\n")
@@ -100,9 +105,11 @@ def split_pasted(text: str) -> tuple[str, list[str]]:
             i += 1
             continue
         j, code_lines, last = i, 0, i
-        while j < len(lines) and (scores[j] >= CODE_LINE or not lines[j].strip()):
+        while j < len(lines) and (scores[j] >= CODE_LINE or not lines[j].strip() or _indented(lines[j])):
+            if scores[j] >= CODE_LINE:
+                code_lines += 1
             if lines[j].strip():
-                code_lines, last = code_lines + 1, j
+                last = j
             j += 1
         strong = code_lines == 1 and len(lines[i].strip()) >= MIN_LONG_LINE and scores[i] >= 0.9
         if code_lines >= 2 or strong:

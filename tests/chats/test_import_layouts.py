@@ -78,3 +78,31 @@ def test_a_user_record_that_says_it_is_not_from_a_person_is_not_the_owners_words
     (session,) = FORMATS["claude-code"].parse(path)
     assert [t.text for t in session.turns if t.is_owner] == ["Plan the release."]
     assert any("Deploy everything" in e["text"] for t in session.turns for e in t.extras)
+
+
+# A background-task notice as Claude Code writes it into a session (the shape published in public transcript dumps).
+NOTICE = (
+    "<task-notification>\n<task-id>b1d223e</task-id>\n<tool-use-id>toolu_01AbCdEf</tool-use-id>\n"
+    "<output-file>/private/tmp/claude-501/-Users-dev-site/tasks/b1d223e.output</output-file>\n"
+    '<status>completed</status>\n<summary>Background command "Start wrangler dev server" completed (exit code 0)'
+    "</summary>\n</task-notification>\n"
+    "Read the output file to retrieve the result: /private/tmp/claude-501/-Users-dev-site/tasks/b1d223e.output"
+)
+
+
+def test_harness_notices_and_unfenced_pasted_code_are_not_the_owners_words(tmp_path):
+    import json
+
+    from chats.importers import FORMATS
+
+    pasted = ("The import fails, no idea why:\nTraceback (most recent call last):\n  File \"app.py\", line 3, in "
+              "<module>\n    import yaml\nModuleNotFoundError: No module named 'yaml'\nCan you fix it?")  # fmt: skip
+    lines = [{"type": "user", "uuid": f"u{i}", "sessionId": "s", "message": {"role": "user", "content": text}}
+             for i, text in enumerate([NOTICE, pasted, "Yes, ship it after the tests pass."])]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (session,) = FORMATS["claude-code"].parse(path)
+    owner = [t.text for t in session.turns if t.is_owner]
+    assert owner == ["The import fails, no idea why:\nCan you fix it?", "Yes, ship it after the tests pass."]
+    kinds = [e["kind"] for t in session.turns for e in t.extras]
+    assert kinds.count("pasted") == 1 and "Read the output file" not in " ".join(owner)
