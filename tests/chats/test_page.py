@@ -78,7 +78,8 @@ def test_browser_walks_the_chats_page_and_uploads_an_export(logged_in_page, impo
     page = logged_in_page
     page.click("nav >> text=Chats")
     page.wait_for_url("**/chats/")
-    assert page.locator("#chats-sessions").get_by_text("Add healthcheck endpoint").is_visible()
+    assert page.locator("#chats-sessions").get_by_text("Add healthcheck endpoint", exact=True).is_visible()
+    assert page.locator("#chats-sessions").get_by_text("subagent of").first.is_visible()
     page.locator("#chats-lessons details summary").first.click()
     assert page.locator("#chats-lessons details li").first.is_visible()
     page.select_option("select[name=format]", "anthropic")
