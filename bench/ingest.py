@@ -103,6 +103,33 @@ def _run_hook(event: str, url: str, token: str, n: int) -> list[float]:
 FAILED_OPEN: dict[str, int] = {}
 
 
+def server_share(token: str, n: int) -> None:
+    """The server's own time per hook (in process, no interpreter start, no socket), same payloads as the
+    client sends them (``prepare`` builds them)."""
+    import tempfile
+
+    from django.test import Client
+
+    from chats.agent_plugin import hook_client
+
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    folder = Path(tempfile.mkdtemp(prefix="almanac-bench-server-"))
+    os.environ["ALMANAC_HOOK_STATE_DIR"] = str(folder / "state")
+    for event in HOOK_PAYLOADS:
+        times = []
+        for i in range(n):
+            session = f"server-{event}-{i}"
+            path = _transcript(folder, session)
+            payload = {"session_id": session, "cwd": "/home/dev/shop", "transcript_path": path,
+                       "agent_transcript_path": path, **HOOK_PAYLOADS[event]}  # fmt: skip
+            body, _piece = hook_client.prepare(event, payload)
+            t = time.perf_counter()
+            r = client.post(f"/api/v1/chats/hooks/{event}", json.dumps(body), content_type="application/json")
+            times.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.content
+        print(f"server {event:<19} p50 {statistics.median(times) * 1000:6.1f} ms, p95 {pct(times, 95) * 1000:6.1f} ms")
+
+
 def hook_latency(token: str, n: int) -> None:
     import socket
     import threading
@@ -194,6 +221,7 @@ def main() -> int:
         headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
         if args.hooks_only:
             _seed_lesson(user)
+            server_share(token, args.hooks or 20)
             hook_latency(token, args.hooks or 20)
             return 0
         rng = random.Random(7)
@@ -233,6 +261,7 @@ def main() -> int:
         print(f"distilled: {sessions} sessions in {cold:.1f} s = {sessions / cold:.2f} sessions/s; outcomes {outcomes}")
         if args.hooks:
             _seed_lesson(user)
+            server_share(token, args.hooks)
             hook_latency(token, args.hooks)
     finally:
         if not args.keep:

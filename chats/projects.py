@@ -143,23 +143,28 @@ def resolve_project(*, owner, ref: ProjectRef) -> AgentProject | None:
         return None
     rows = AgentProject.objects.owned_by(owner)
     knows_root = bool(normalise_path(ref.root))
+    renamed = False
     if wanted.key.startswith("repo:"):
-        project = rows.filter(key=wanted.key).first() or _name_folder_project(rows, wanted)
+        project = rows.filter(key=wanted.key).first()
+        if project is None:
+            project = _name_folder_project(rows, wanted)
+            renamed = project is not None
     else:
         inside = rows.containing(wanted.root).first()
         if inside is not None and (inside.root == wanted.root or not knows_root):
             return inside  # a folder inside a known project, or a known root named again
         project = rows.filter(key=wanted.key).first()
+    changed = project is None or renamed or bool(wanted.root and project.root != wanted.root)
     if project is None:
         try:
             with transaction.atomic():
                 project = AgentProject.objects.create(owner=owner, key=wanted.key, name=wanted.name, root=wanted.root)
         except IntegrityError:  # created by a concurrent call
             project = rows.get(key=wanted.key)
-    elif wanted.root and project.root != wanted.root:
+    elif changed:
         AgentProject.objects.filter(pk=project.pk).update(root=wanted.root)
         project.root = wanted.root
-    if knows_root:
+    if knows_root and changed:  # folder projects inside appear only before their repository root is known
         absorb_folders(owner=owner, project=project)
     return project
 
