@@ -107,11 +107,12 @@ def _tls() -> ssl.SSLContext:
 def send(url: str, request: Request, *, headers: dict, timeout: float, asked_for_a_form: bool) -> Answer:
     """POST ``request`` to ``url`` and read the streamed answer within ``timeout`` seconds overall."""
     answer = Answer()
-    started = time.monotonic()
     limits = httpx.Timeout(timeout, connect=min(timeout, 5.0))
+    verify = _tls() if url.startswith("https:") else False  # plain HTTP needs no TLS context
+    started = time.monotonic()
     with _Deadline(timeout) as deadline:
         try:
-            with httpx.Client(timeout=limits, verify=_tls()) as client:
+            with httpx.Client(timeout=limits, verify=verify) as client:
                 with client.stream("POST", url, json=request.body, headers=headers) as response:
                     deadline.watch(response)
                     if response.status_code >= 400:
