@@ -89,9 +89,14 @@ def _usable(draft: EventDraft, lines: list[str]):
     return use
 
 
+def asks_the_model() -> bool:
+    """The model would be asked to name events here (configured, and not a context that keeps it off)."""
+    return llm.llm_configured(CALL)
+
+
 def refine(draft: EventDraft, lines: list[str], *, owner) -> EventDraft:
     """The draft with the model's naming, or the draft unchanged (deterministic) when the model gives none."""
-    if not llm.llm_configured(CALL):
+    if not asks_the_model():
         return draft
     data = {
         "proposed": {"event_type": draft.event_type, "title": draft.title, "outcome": draft.outcome},

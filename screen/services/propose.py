@@ -232,7 +232,7 @@ class ProposalPass:
         event, created = create_event(owner=self.owner, draft=draft)
         if not created:
             return
-        if llm.llm_configured(llm.CALL):
+        if llm.asks_the_model():
             self.to_name.append((event, draft, lines + list(span["seen"].values())[:19]))
         self._attach(event, span, reading)
         self.report.created.append(event.pk)
