@@ -201,3 +201,25 @@ def test_per_call_budgets_are_read_from_the_env_form_and_bad_entries_are_reporte
     assert llm.config.call_settings(llm.CallType.RECALL_GATE).max_tokens == 64
     assert any("ALMANAC_LLM_TEMPERATURE" in p and "summary=warm" in p for p in llm.problems())
     assert llm.llm_configured()  # reported, not blocking: the defaults apply
+
+
+def test_the_whole_answer_deadline_holds_when_the_stream_stalls_after_one_chunk(model, settings):
+    """One chunk just inside the deadline, then a stall shorter than a read timeout: the timer still cuts it."""
+    model.mode, model.word_delay, model.timeout_seconds = "stall", 0.6, 2.5
+    model.chat_handler = lambda messages: '{"answer": 1}'
+    settings.ALMANAC_LLM_TIMEOUT = 1.0
+    started = time.monotonic()
+    with pytest.raises(llm.LLMError, match="did not finish within"):
+        ask()
+    assert time.monotonic() - started < 2.0  # the stall alone ends at 3.1 s
+
+
+@pytest.mark.parametrize(("mode", "why"), [("runaway", "max_tokens"), ("stall", "did not finish")])
+def test_an_answer_cut_at_max_tokens_or_the_deadline_counts_its_tokens(model, settings, mode, why):
+    settings.ALMANAC_LLM_MAX_TOKENS = {"screen_namer": 20}
+    model.mode, model.word_delay, model.timeout_seconds = mode, 0.0, 2.0
+    model.chat_handler = lambda messages: '{"answer": 1, "words": ["one", "two"]}'
+    with pytest.raises(llm.LLMError, match=why):
+        ask()
+    stat = next(s for s in llm.today_stats(None) if s.call_type == CALL)
+    assert (stat.calls, stat.valid) == (1, 0) and stat.tokens > 0
