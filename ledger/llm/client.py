@@ -263,10 +263,10 @@ def _complete(call: CallType, messages: list[dict], answer: type[BaseModel], tim
             health.note_problem(f"the LLM host at {config.base_url()} does not answer ({exc})")
             raise LLMError(f"LLM host unreachable ({exc})") from None
         except transport.Unfinished as exc:
-            if "interrupted" in str(exc):
+            if exc.interrupted:
                 health.note_problem("the LLM server ends an answer when another request arrives (llama-cpp-python: "
                                     "start it with --interrupt_requests False)")  # fmt: skip
-            raise _Failed(f"LLM {exc}", exc.answer) from None
+            raise _Failed(str(exc), exc.answer) from None
         health.answered(dialect)
         return got
 

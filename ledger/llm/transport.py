@@ -50,9 +50,11 @@ class Refused(TransportError):
 
 
 class Unfinished(TransportError):
-    def __init__(self, why: str, answer: Answer) -> None:
+    """``interrupted``: the server itself ended the answer early (not the deadline, not ``max_tokens``)."""
+
+    def __init__(self, why: str, answer: Answer, *, interrupted: bool = False) -> None:
         super().__init__(why)
-        self.answer = answer
+        self.answer, self.interrupted = answer, interrupted
 
 
 class Unreachable(TransportError):
@@ -160,7 +162,9 @@ def _read_events(response: httpx.Response, answer: Answer) -> None:
         if data == "[DONE]":
             if answer.finish is None:
                 # llama-cpp-python ends an interrupted answer this way (``interrupt_requests``, its default).
-                raise Unfinished("the server ended the answer before it finished (interrupted)", answer)
+                raise Unfinished(
+                    "the server ended the answer before it finished (interrupted)", answer, interrupted=True
+                )
             return
         event = _json(data, answer)
         if "error" in event:
