@@ -117,7 +117,7 @@ FALLBACK_TALK = [
 ]
 
 
-def load_sessions(limit: int) -> tuple[list[list[tuple[str, str]]], list[str]]:
+def load_sessions(limit: int, turns: int = 40) -> tuple[list[list[tuple[str, str]]], list[str]]:
     """(sessions as (speaker, text) lists, questions) from LoCoMo conv-26."""
     if not LOCOMO.exists():
         return [FALLBACK_TALK], ["Where did Tamsin move?", "What is the capital of Peru?"]
@@ -125,10 +125,10 @@ def load_sessions(limit: int) -> tuple[list[list[tuple[str, str]]], list[str]]:
     talk = conv["conversation"]
     sessions = []
     for n in range(1, 100):
-        turns = talk.get(f"session_{n}")
-        if not turns or len(sessions) >= limit:
+        session = talk.get(f"session_{n}")
+        if not session or len(sessions) >= limit:
             break
-        sessions.append([(t["speaker"], t["text"]) for t in turns][:40])
+        sessions.append([(t["speaker"], t["text"]) for t in session][:turns])
     return sessions, [str(q["question"]) for q in conv["qa"][: limit * 4]]
 
 
@@ -279,6 +279,7 @@ def main() -> int:
     parser.add_argument("--imitation", action="store_true", help="the local imitation (the default without a server)")
     parser.add_argument("--faults", type=float, default=0.0, help="imitation only: share of misbehaving calls")
     parser.add_argument("--sessions", type=int, default=4, help="conversations per use (memory pass, digest, namer)")
+    parser.add_argument("--turns", type=int, default=40, help="turns per conversation (at most 40: one chunk)")
     parser.add_argument("--questions", type=int, default=16, help="questions for the recall gate")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per answer (ALMANAC_LLM_TIMEOUT)")
     parser.add_argument("--gate-timeout", type=float, default=2.0, help="the recall gate's own timeout")
@@ -314,7 +315,7 @@ def main() -> int:
         if problems:
             print("configuration problems (the deterministic path runs):", *problems, sep="\n  ")
         owner = get_user_model().objects.create_user(username=f"bench-llm-{uuid.uuid4().hex[:8]}")
-        sessions, questions = load_sessions(args.sessions)
+        sessions, questions = load_sessions(args.sessions, args.turns)
         recorder = Recorder()
         recorder.install()
         started = time.perf_counter()
@@ -331,7 +332,7 @@ def main() -> int:
             proc.terminate()
             proc.wait(timeout=30)
     target = f"local imitation (faults {args.faults:g})" if server else f"{args.base_url} model {args.model}"
-    print(f"LLM path bench: {target}; structured output {dialect}; {args.sessions} sessions; "
+    print(f"LLM path bench: {target}; structured output {dialect}; {args.sessions} sessions of {args.turns} turns; "
           f"{platform.python_version()}; {elapsed:.0f} s total")  # fmt: skip
     return report(owner, recorder)
 
