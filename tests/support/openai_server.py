@@ -131,9 +131,10 @@ def _data_of(body: dict) -> str:
     return lines[1] if len(lines) >= 3 else user
 
 
-_LLAMA_CPP_PYTHON_500 = (  # what llama-cpp-python 0.3.36 answers to response_format json_schema (its RouteErrorHandler)
-    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or "
-    "'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]"
+_LLAMA_CPP_PYTHON_500 = (  # llama-cpp-python 0.3.36's answer to response_format json_schema, as a real server sent it
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input "
+    "should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}"
+    '\n\n  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
 )
 
 
