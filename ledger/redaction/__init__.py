@@ -41,6 +41,7 @@ CONTEXT_TURNS = 3  # how far back a question reaches ("what's the new one?" two 
 CARD_TURNS = 6  # how long a card read out keeps "the three on the back" a security code
 SHORT_ECHO_TURNS = 4  # a 3-digit secret is looked for only this close (a 4+ digit one in the whole conversation)
 MIN_DIGITS = 3
+CONTEXT_TOKENS = 80  # how much of a turn before a number is read for the question it answers (bounds the work)
 LEFT_WORDS = 4  # content words looked at before a number in its sentence
 RIGHT_WORDS = 3
 
@@ -256,7 +257,7 @@ def _asked_for(turns: list[_Turn], i: int, run: Run, card_context: bool) -> str 
 
 
 def _last_cue(tokens: list[Token], end: int, card_context: bool, *, questions_only: bool) -> str | None:
-    for j in range(end - 1, -1, -1):
+    for j in range(end - 1, max(-1, end - 1 - CONTEXT_TOKENS), -1):
         cue = cues.word_cue(tokens, j, card_context=card_context)
         if cue == SECRET:
             return SECRET
