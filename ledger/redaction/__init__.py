@@ -19,6 +19,7 @@ question that asked for one. ``cues`` holds the lexicon (generic English, nothin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ledger.redaction import cues
@@ -33,6 +34,7 @@ from ledger.redaction.numbers import (
     number_runs,
     tokenize,
 )
+from ledger.redaction.passwords import password_spans
 
 __all__ = ["REDACTED", "luhn_valid", "redact_text", "redact_turns", "secret_spans"]
 
@@ -71,8 +73,11 @@ def secret_spans(texts: list[str]) -> list[list[tuple[int, int]]]:
     cards = _card_turns(turns)
     for i, turn in enumerate(turns):
         turn.secret = [_is_secret(turns, i, n, card_context=cards[i]) for n in range(len(turn.runs))]
-        turn.extra += _password_spans(turns, i)
-    _echo(turns)
+    tokens = [t.tokens for t in turns]
+    for i, turn in enumerate(turns):
+        turn.extra += password_spans(tokens, i)
+    _echo(turns, cards)
+    _echo_words(turns)
     return [_merge([_span(t, r) for r, s in zip(t.runs, t.secret, strict=True) if s] + t.extra) for t in turns]
 
 
@@ -117,7 +122,7 @@ def _is_secret(turns: list[_Turn], i: int, n: int, *, card_context: bool) -> boo
     right = _right_cue(turn.tokens, run, card_context)
     if right is not None:
         return right == SECRET
-    if run.clock or not _stands_alone(turn.tokens, run):
+    if not _stands_alone(turn.tokens, run):
         return False
     return _asked_for(turns, i, run, card_context) == SECRET
 
@@ -131,49 +136,46 @@ def _next_is_time_or_decimal(tokens: list[Token], run: Run) -> bool:
     )
 
 
-HEAD_NOUNS = frozenset({"number", "numbers", "no", "num", "#", "digits", "details"})
-
-
 def _left_cue(tokens: list[Token], run: Run, card_context: bool) -> str | None:
-    """The nearest cue before the number in its sentence. A plain word counts only right beside it (one word
-    between at most, and no other number in between); a secret word up to LEFT_WORDS content words away."""
+    """The cue before the number in its sentence, up to LEFT_WORDS content words back. A secret word or a
+    plain context word (a phone, a price, an expiry) decides where it is met. A plain word right beside the
+    number ("unit 1104", "at 6 30", "in 2019") decides at once; one a word away ("the room is 1204") decides
+    only when no secret word stands further back ("the code for the server room is 3848")."""
     words_seen = content = 0
-    crossed_number = False
+    crossed_number, plain_near = False, False
     touching = True  # no mark between the word and the number: "unit 1104", not "hold on, 602"
     j = run.first - 1
     while j >= 0 and content < LEFT_WORDS:
         t = tokens[j]
         if t.kind == "mark":
             if t.text in cues.SENTENCE_END:
-                return None
+                break
             touching = touching and t.text in "#-"
             j -= 1
             continue
+        if t.kind == "word" and t.lower.endswith("'s") and words_seen == 0:
+            touching = False  # "the server room's 1427": the room's what, said before; not "room 1427"
         if t.kind in ("digits", "alnum", "placeholder") or t.spoken is not None:
             crossed_number = True
             j -= 1
             continue
         w = cues.base(t)
-        if w in HEAD_NOUNS:
+        if w in cues.HEAD_NOUNS and words_seen == 0 and touching and not crossed_number:
             qualifier = _word_before(tokens, j)
-            if qualifier is not None:
-                cue = cues.word_cue(tokens, qualifier, card_context=card_context)
-                if cue is not None:
-                    return cue
-            if words_seen == 0 and touching and not crossed_number:
-                return PLAIN  # "number 2", "room no. 12"
+            cue = cues.word_cue(tokens, qualifier, card_context=card_context) if qualifier is not None else None
+            return cue or cues.word_cue(tokens, j, card_context=card_context) or PLAIN  # "number 2", "room no. 12"
         cue = cues.word_cue(tokens, j, card_context=card_context)
-        if cue == SECRET:
-            return SECRET
-        if cue == PLAIN:
-            return PLAIN
-        if words_seen < 2 and touching and not crossed_number and w in cues.PLAIN_BESIDE:
-            return PLAIN
+        if cue is not None:
+            return cue
+        if w in cues.PLAIN_BESIDE and not crossed_number:
+            if words_seen == 0 and touching:
+                return PLAIN
+            plain_near = plain_near or words_seen < 2
         words_seen += 1
         if not cues.is_filler(t):
             content += 1
         j -= 1
-    return None
+    return PLAIN if plain_near else None
 
 
 def _word_before(tokens: list[Token], j: int) -> int | None:
@@ -183,16 +185,18 @@ def _word_before(tokens: list[Token], j: int) -> int | None:
     return k if k >= 0 and tokens[k].kind == "word" else None
 
 
-def _right_cue(tokens: list[Token], run: Run, card_context: bool) -> str | None:
+def _right_cue(tokens: list[Token], run: Run, card_context: bool, *, counted: bool = True) -> str | None:
     """After the number: a content word right after it makes it a quantity or a place ("300 people", "2650
-    North Street"); a secret cue within RIGHT_WORDS words makes it a secret ("4719 is the door code"); words
-    of keying it in ("then pound", "and the tick") say nothing. A next sentence "That's the code" counts too."""
-    j, seen = run.last + 1, 0
-    while j < len(tokens) and seen < RIGHT_WORDS:
+    North Street"); a secret cue within RIGHT_WORDS content words makes it a secret ("4719 is the door code",
+    "use 51-77-32 for the safe combination"); words of keying it in ("then pound", "and the tick") or closing
+    the sentence ("now", "I think") say nothing. A next sentence "That's the code" counts too."""
+    j, content, first = run.last + 1, 0, True
+    while j < len(tokens) and content < RIGHT_WORDS:
         t = tokens[j]
         if t.kind == "mark":
             if t.text in cues.SENTENCE_END:
                 return _anaphora(tokens, j + 1, card_context)
+            first = first and t.text in "-#"  # "583920, same as always": a pause, not "300 people"
             j += 1
             continue
         if t.kind != "word" or t.spoken is not None:
@@ -201,11 +205,11 @@ def _right_cue(tokens: list[Token], run: Run, card_context: bool) -> str | None:
         if cue is not None:
             return cue
         w = cues.base(t)
-        if seen == 0 and w in cues.PLAIN_BESIDE:
-            return PLAIN
-        if seen == 0 and not (cues.is_filler(t) or w in cues.KEYPAD_WORDS):
-            return PLAIN  # a counted thing, a unit, a street name
-        seen += 1
+        quiet = cues.is_filler(t) or w in cues.KEYPAD_WORDS
+        if first and (w in cues.PLAIN_BESIDE or (counted and not quiet)):
+            return PLAIN  # a unit, a street name; with ``counted``, any noun (a counted thing)
+        first = False
+        content += not quiet
         j += 1
     return None
 
@@ -257,94 +261,26 @@ def _asked_for(turns: list[_Turn], i: int, run: Run, card_context: bool) -> str 
 
 
 def _last_cue(tokens: list[Token], end: int, card_context: bool, *, questions_only: bool) -> str | None:
+    """The nearest cue before ``end``: a secret word, a plain context word ("phone", "price", "expiry"), or, in
+    a question of an earlier turn, a word asking for a time, an amount or a count ("What time?", "How many?")."""
+    asking = end > 0 and tokens[end - 1].text == "?"
     for j in range(end - 1, max(-1, end - 1 - CONTEXT_TOKENS), -1):
+        t = tokens[j]
+        if t.kind == "mark" and t.text in cues.SENTENCE_END:
+            asking = t.text == "?"
+            continue
         cue = cues.word_cue(tokens, j, card_context=card_context)
-        if cue == SECRET:
-            return SECRET
-        if cue == PLAIN and (not questions_only or cues.base(tokens[j]) in cues.PLAIN_CONTEXT_IN_QUESTIONS):
+        if cue is not None:
+            return cue
+        if questions_only and asking and cues.base(t) in cues.PLAIN_CONTEXT_IN_QUESTIONS:
             return PLAIN
     return None
 
 
-# --- passwords -------------------------------------------------------------------------------------------------
-PASSWORD_VALUE_WORDS = 8
-
-
-def _password_spans(turns: list[_Turn], i: int) -> list[tuple[int, int]]:
-    """What follows "password is" up to the end of its clause; or a short answer to "what's the password?"."""
-    tokens = turns[i].tokens
-    spans = []
-    for j, t in enumerate(tokens):
-        if t.kind == "word" and cues.base(t) in cues.PASSWORD_WORDS:
-            k = j + 1
-            if t.lower.endswith("'s"):
-                k = j + 1
-            elif k < len(tokens) and (tokens[k].lower in cues.COPULAS or tokens[k].text in ":="):
-                k += 1
-            else:
-                continue
-            span = _value_span(tokens, k)
-            if span:
-                spans.append(span)
-    asked = any(
-        t.kind == "word" and cues.base(t) in cues.PASSWORD_WORDS
-        for k in range(max(0, i - 2), i)
-        for t in turns[k].tokens
-    )
-    if asked and not spans:
-        start = _first_answer_word(tokens)
-        if start is not None:
-            span = _value_span(tokens, start, short_only=True)
-            if span:
-                spans.append(span)
-    return spans
-
-
-ANSWER_OPENERS = frozenset("it's its it is yes yeah yep sure okay ok so um uh oh right".split())
-
-
-def _first_answer_word(tokens: list[Token]) -> int | None:
-    for j, t in enumerate(tokens):
-        if t.kind == "mark" or t.lower in ANSWER_OPENERS:
-            continue
-        return j
-    return None
-
-
-def _value_span(tokens: list[Token], k: int, *, short_only: bool = False) -> tuple[int, int] | None:
-    """From token ``k`` to the end of its clause (at most PASSWORD_VALUE_WORDS tokens); None when the value
-    opens with a function word ("the same as before", "on the fridge")."""
-    if k >= len(tokens) or tokens[k].kind == "placeholder":
-        return None
-    if tokens[k].kind == "word" and cues.base(tokens[k]) in cues.STOPWORDS:
-        return None
-    end, n = k, 0
-    while end < len(tokens) and n < PASSWORD_VALUE_WORDS:
-        t = tokens[end]
-        if t.kind == "mark" and (t.text in cues.SENTENCE_END or t.text in ";"):
-            break
-        if (
-            t.kind == "mark"
-            and t.text == ","
-            and end + 1 < len(tokens)
-            and tokens[end + 1].lower in ("and", "but", "so")
-        ):
-            break
-        if t.kind == "word" and t.lower in ("and", "but") and n > 0:
-            break
-        n += t.kind != "mark"
-        end += 1
-    if end == k or (short_only and n > 3):
-        return None
-    last = end - 1
-    while last > k and tokens[last].kind == "mark":
-        last -= 1
-    return (tokens[k].start, tokens[last].end)
-
-
 # --- echoes ----------------------------------------------------------------------------------------------------
-def _echo(turns: list[_Turn]) -> None:
-    """The same digits said again anywhere in the conversation are the same secret (3-digit ones only nearby)."""
+def _echo(turns: list[_Turn], cards: list[bool]) -> None:
+    """The same digits said again anywhere in the conversation are the same secret (3-digit ones only nearby),
+    unless the words beside them say they are something else ("4719 dollars")."""
     secrets = [(i, r) for i, t in enumerate(turns) for r, s in zip(t.runs, t.secret, strict=True) if s]
     if not secrets:
         return
@@ -352,15 +288,32 @@ def _echo(turns: list[_Turn]) -> None:
         for n, run in enumerate(turn.runs):
             if turn.secret[n] or len(run.digits) < MIN_DIGITS or run.amount:
                 continue
-            turn.secret[n] = any(_same_number(run, s) and (len(s.digits) > 3 or abs(i - k) <= SHORT_ECHO_TURNS)
-                                 for k, s in secrets)  # fmt: skip
+            near = (s for k, s in secrets if len(s.digits) > 3 or abs(i - k) <= SHORT_ECHO_TURNS)
+            if any(_same_number(run, s) for s in near):
+                right = _right_cue(turn.tokens, run, cards[i], counted=False)
+                beside = (_left_cue(turn.tokens, run, cards[i]), right)
+                turn.secret[n] = PLAIN not in beside
+
+
+def _echo_words(turns: list[_Turn]) -> None:
+    """A password said again (the listener reading it back) is the same secret."""
+    values = {t.text[a:b] for t in turns for a, b in t.extra}
+    values = {v for v in values if len(v) >= 4 and not any(ch.isspace() for ch in v) and not v.isdigit()}
+    if not values:
+        return
+    said = re.compile("|".join(rf"(?<!\w){re.escape(v)}(?!\w)" for v in sorted(values, key=len, reverse=True)), re.I)
+    for turn in turns:
+        turn.extra += [(m.start(), m.end()) for m in said.finditer(turn.text)]
 
 
 def _same_number(run: Run, secret: Run) -> bool:
+    """The same number, or a card's or account's last digits ("ending 4821"), or a long part of it."""
     a, b = run.digits, secret.digits
     if a == b:
         return True
-    return len(a) >= 4 and len(b) >= 4 and (a in b or b in a)
+    if len(a) >= 4 and b.endswith(a):
+        return True
+    return min(len(a), len(b)) >= 6 and (a in b or b in a)
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -10,6 +10,8 @@ vocabulary any English speaker uses for these things. Pure: no Django.
 
 from __future__ import annotations
 
+from lemminflect import getAllLemmas  # an English lexicon: which words can only be nouns
+
 from ledger.lexicon import STOPWORDS
 from ledger.redaction.numbers import Token
 
@@ -21,7 +23,7 @@ SECRET_WORDS = frozenset(
     """code codes pin pins passcode passcodes password passwords passwd pwd passphrase passkey combination combo
     account accounts acct card cards visa mastercard amex debit cvv cvc cvn cvv2 csc iban routing transit bsb
     ifsc aba swift bic passport licence license ssn sin ppsn pps nino medicare medicaid aadhaar tin ein itin tfn
-    mrn otp id ids identification""".split()
+    mrn otp id ids identification nhs keypad lockbox padlock""".split()
 )
 # Words that are secret cues only in a pair: (word, neighbour after) or the pair's first word.
 SECRET_PAIRS = {
@@ -71,6 +73,7 @@ NOT_SECRET_BEFORE = {
         "loyalty boarding key rewards library".split()
     ),
     "transit": frozenset("public mass".split()),
+    "visa": frozenset("schengen tourist student work travel business spousal entry transit family work".split()),
     "account": frozenset("instagram twitter facebook email social media netflix spotify youtube".split()),
     "id": frozenset("caller apple".split()),
 }
@@ -85,7 +88,7 @@ NOT_SECRET_AFTER = {
 # Cues whose number is a secret only while a card is being read out ("the three on the back").
 CARD_WORDS = frozenset("card cards visa mastercard amex debit credit".split())
 CARD_ONLY_WORDS = frozenset("back digits".split())
-PASSWORD_WORDS = frozenset("password passwords passwd pwd passphrase wifi wi-fi".split())
+PASSWORD_WORDS = frozenset("password passwords passwd pwd passphrase passcode".split())
 
 # Beside a number (at most one word between), these make it a time, date, amount, quantity, place or ordinal.
 PLAIN_BESIDE = frozenset(
@@ -96,7 +99,7 @@ PLAIN_BESIDE = frozenset(
     north south east west northeast northwest southeast southwest page pages chapter verse episode season
     version model size number no no. plus minus times half quarter past am pm noon midnight o'clock oclock
     percent per cent degrees dollars dollar bucks cents euro euros pounds pence quid rupees rs inr usd eur gbp
-    cad aud lakh lakhs crore crores grand k kg kgs kilos kilograms grams g lbs pound ounces oz km kms kilometres
+    cad aud lakh lakhs crore crores grand k kg kgs kilos kilograms grams g lbs ounces oz km kms kilometres
     kilometers miles mile metres meters feet foot inches cm mm litres liters ml mg mcg calories steps reps sets
     minutes minute mins hours hour hrs seconds secs days day weeks week months month years year yrs
     january february march april may june july august september october november december jan feb mar apr jun
@@ -106,33 +109,34 @@ PLAIN_BESIDE = frozenset(
 PLAIN_CONTEXT = frozenset(
     """phone phones mobile cell cellphone landline call calls ring text whatsapp fax extension ext tel flight
     flights train bus tram route expiry expiration exp expires born birthday dob price prices cost costs paid
-    pay paying fee fees total bill balance rent salary tip owe owed refund worth priced charge charged
+    pay paying pays money cash fare fares fee fees total bill balance rent salary tip owe owed refund worth priced charge charged
     order tracking reference ref invoice ticket booking confirmation reservation score scored marks points
-    weigh weighs weight height tall age aged old temperature sugar pressure dose dosage address postcode
+    weigh weighs weight height tall age aged temperature sugar pressure dose dosage address postcode
     zipcode""".split()
 )
 PLAIN_CONTEXT_IN_QUESTIONS = frozenset(
     """phone mobile cell landline flight order tracking reference booking confirmation reservation expiry
-    expiration exp address postcode zipcode price cost much time when""".split()
+    expiration exp address postcode zipcode price cost much many time when long old far year years month months
+    week weeks day days date ago since born""".split()
 )
 
 # Words after a code that belong to typing it in, or that close the sentence politely.
 KEYPAD_WORDS = frozenset(
     """then pound hash star enter tick key button hashtag asterisk okay ok yeah yes yep right correct perfect
     got thanks thank please sharp exactly lovely great cool alright sorry um uh hmm so and or again too also
-    there matches match""".split()
+    there matches match done noted cheers brilliant ta now today though anyway instead apparently if remember i think yesterday still already
+    btw by the way""".split()
 )
 # Words that may stand before a number that answers a question ("Yes, it's, um, …", "Sure. The new one's …").
 ANSWER_FILLERS = (
     frozenset(
         """yes yeah yep yup sure okay ok right so um uh er erm hmm well alright go ahead here hold hang on ready
     got it it's its is that's thats this new one number the my your our his her their like just and then oh ah
-    sorry confirm confirmed correct mm actually again read""".split()
+    sorry confirm confirmed correct mm actually again read use enter type punch key press try""".split()
     )
     | STOPWORDS
 )
 SENTENCE_END = frozenset(".?!")
-COPULAS = frozenset("is 's was are : = it's".split())
 
 
 def base(token: Token) -> str:
@@ -141,25 +145,50 @@ def base(token: Token) -> str:
     return w[:-2] if w.endswith("'s") else w
 
 
+# Nouns that name a number by what stands before them: "account number", "NHS number", "room number".
+HEAD_NOUNS = frozenset({"number", "numbers", "no", "num", "digits", "details", "id"})
+
+
 def word_cue(tokens: list[Token], i: int, *, card_context: bool) -> str | None:
-    """SECRET, PLAIN or None for the word at ``i``, its neighbours considered ("zip code" is not a secret)."""
+    """SECRET, PLAIN or None for the word at ``i``, its neighbours considered ("zip code" is not a secret; an
+    acronym's number, "NHS number", "PPS no.", is an identifier)."""
     t = tokens[i]
     if t.kind != "word":
         return None
     w = base(t)
     before = _word_at(tokens, i, -1)
     after = _word_at(tokens, i, +1)
+    if w in HEAD_NOUNS and i > 0 and _acronym(tokens[i - 1]):
+        return SECRET
     if (w, after) in SECRET_PAIRS or (before, w) in SECRET_PAIRS:
         return SECRET
     if w in SECRET_WORDS:
         if before in NOT_SECRET_BEFORE.get(w, ()) or after in NOT_SECRET_AFTER.get(w, ()):
             return PLAIN
+        if _modifies_a_noun(tokens, i, after):
+            return None  # "password manager", "account holder": the word names another thing
         return SECRET
     if w in CARD_ONLY_WORDS and card_context:
         return SECRET
     if w in PLAIN_CONTEXT:
         return PLAIN
     return None
+
+
+def _modifies_a_noun(tokens: list[Token], i: int, after: str) -> bool:
+    """Whether the word stands before a noun it modifies (a word that can only be a noun, said right after it)."""
+    if not after or after in HEAD_NOUNS or after in SECRET_WORDS or after in CARD_WORDS:
+        return False
+    if i + 1 >= len(tokens) or tokens[i + 1].kind != "word":
+        return False
+    return set(getAllLemmas(after)) == {"NOUN"}
+
+
+def _acronym(token: Token) -> bool:
+    """ "NHS", "PPS", "TFN": an all-capitals word of 2-5 letters (not "I", "OK", "TV" said as words of talk)."""
+    return (
+        token.kind == "word" and 2 <= len(token.text) <= 5 and token.text.isupper() and token.text not in ("OK", "TV")
+    )
 
 
 def _word_at(tokens: list[Token], i: int, step: int) -> str:

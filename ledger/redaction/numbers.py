@@ -21,8 +21,8 @@ PLACEHOLDER_RE = re.compile(r"\[(?:redacted|forgotten|number|email|secret)\]")
 # Words (contractions and hyphenated compounds kept whole: "code's", "twenty-eight"), digit groups, one mark.
 TOKEN_RE = re.compile(
     r"\[(?:redacted|forgotten|number|email|secret)\]"
-    r"|[^\W\d_]+(?:['’][^\W\d_]+)?(?:-[^\W\d_]+)*"
     r"|[A-Za-z0-9]*\d[A-Za-z0-9]*"
+    r"|[^\W\d_]+(?:['’][^\W\d_]+)?(?:-[^\W\d_]+)*"
     r"|[^\s\w]",
     re.UNICODE,
 )
@@ -40,7 +40,7 @@ TENS = {
     "eighty": "8", "ninety": "9",
 }  # fmt: skip
 REPEATS = {"double": 2, "triple": 3}
-SCALES = frozenset("hundred thousand million billion lakh lakhs crore crores grand k".split())
+SCALES = frozenset("hundred thousand million billion lakh lakhs crore crores grand".split())
 # Letters after digits that make a quantity, a time or an ordinal, not an identifier ("4pm", "10km", "2nd").
 UNIT_SUFFIXES = frozenset(
     "am pm st nd rd th s k m km kg g mg ml l lb lbs cm mm ft in mph kph kmh gb mb tb kb hz x p yo h hr hrs min "
@@ -170,9 +170,13 @@ def _next_piece(tokens: list[Token], j: int) -> int | None:
         return None  # "and" joins only an amount's words ("a hundred and six"), never two numbers
     if tokens[j].lower in ZERO_ONLY_IN_RUNS or tokens[k].lower in ZERO_ONLY_IN_RUNS:
         # "oh" is a zero between number words said without a pause ("oh nine"), not "Oh, 4719"
-        if k != j + 1 or tokens[j].spoken is None or tokens[k].spoken is None:
+        if k != j + 1 or not (_said(tokens[j]) and _said(tokens[k])):
             return None
     return k
+
+
+def _said(token: Token) -> bool:
+    return token.spoken is not None or token.lower in REPEATS
 
 
 def _form(token: Token) -> str:
