@@ -175,10 +175,15 @@ def word_cue(tokens: list[Token], i: int, *, card_context: bool) -> str | None:
     return None
 
 
+TIMES_OF_DAY = frozenset("morning afternoon evening night tonight tomorrow weekend".split())
+
+
 def _modifies_a_noun(tokens: list[Token], i: int, after: str) -> bool:
     """Whether the word stands before a noun it modifies (a word that can only be a noun, said right after it)."""
     if not after or after in HEAD_NOUNS or after in SECRET_WORDS or after in CARD_WORDS:
         return False
+    if after in ANSWER_FILLERS or after in KEYPAD_WORDS or after in PLAIN_BESIDE or after in TIMES_OF_DAY:
+        return False  # "the code this morning", "the PIN again", "the account today"
     if i + 1 >= len(tokens) or tokens[i + 1].kind != "word":
         return False
     return set(getAllLemmas(after)) == {"NOUN"}
