@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 
 from django.apps import apps
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchVectorField
 from django.db import connection, models
+from pgvector.django import VectorField
 
 RAW_TYPES = ("text", "character varying", "json", "jsonb", "tsvector")
 
@@ -31,15 +33,22 @@ def raw_values() -> list[tuple[str, str]]:
     return out
 
 
+def holds_text(field: models.Field) -> bool:
+    """CharField, TextField, JSONField (and every subclass: e-mail, slugs, the encrypted fields), arrays of
+    text, search vectors and embeddings (both made from text)."""
+    if isinstance(field, ArrayField):
+        return holds_text(field.base_field)
+    return isinstance(field, models.CharField | models.TextField | models.JSONField | SearchVectorField | VectorField)
+
+
 def text_fields() -> list[tuple[type[models.Model], models.Field]]:
-    """Every concrete field that can hold text: CharField, TextField, JSONField, search vectors (and every
-    subclass: e-mail, slugs, the encrypted fields)."""
-    kinds = (models.CharField, models.TextField, models.JSONField, SearchVectorField)
+    """Every concrete field of every (non-proxy) model that can hold text."""
     return [
         (model, field)
         for model in apps.get_models()
+        if not model._meta.proxy
         for field in model._meta.concrete_fields
-        if isinstance(field, kinds)
+        if holds_text(field)
     ]
 
 
@@ -47,8 +56,8 @@ def model_values() -> list[tuple[str, str]]:
     """(app.Model.field, value) for every text field of every row, read through the ORM (decrypted)."""
     out = []
     for model, field in text_fields():
-        if isinstance(field, SearchVectorField):
-            continue  # read raw: the ORM gives no text for a tsvector
+        if isinstance(field, SearchVectorField | VectorField):
+            continue  # read raw (a tsvector) or not text at all (a vector)
         for value in model._default_manager.values_list(field.attname, flat=True).iterator():
             if value in (None, "", [], {}):
                 continue

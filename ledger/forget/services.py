@@ -4,12 +4,14 @@ refusals, plus the forget hooks and handlers that remove copies (recall vectors,
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, TextField, Value
+from django.db.models.functions import Cast, Concat
 
 from accounts.fields import contains_any
 from ledger import hashing, queries
@@ -240,6 +242,11 @@ def _naming_the_person(owner, names, variants, matcher, entity_ids: set[str]) ->
     for f in Fact.objects.owned_by(owner).filter(_icontains("content", variants)):
         if matcher.spans(f.content):
             facts[str(f.public_id)] = f
+    named = Concat(Cast("arguments", TextField()), Value(" "), Cast("tags", TextField()), output_field=TextField())
+    words = Fact.objects.owned_by(owner).annotate(words=named)
+    for f in words.filter(_icontains("words", variants)):
+        if matcher.spans(f.words):  # named only in the claim's arguments or tags
+            facts[str(f.public_id)] = f
     for eid in entity_ids:
         for f in Fact.objects.owned_by(owner).about_entity(eid):
             facts[str(f.public_id)] = f
@@ -256,7 +263,8 @@ def _naming_the_person(owner, names, variants, matcher, entity_ids: set[str]) ->
 def _episodes_naming(owner, matcher) -> list[int]:
     doomed = []
     for ep in Episode.objects.owned_by(owner):
-        text = " ".join([ep.title, ep.summary, *map(str, ep.entities), *map(str, ep.topics)])
+        parts = [ep.entities, ep.topics, ep.decisions, ep.action_items]
+        text = " ".join([ep.title, ep.summary, *(json.dumps(p, ensure_ascii=False) for p in parts)])
         if matcher.spans(text):
             doomed.append(ep.pk)
     return doomed
