@@ -367,13 +367,30 @@ def labeled_days(path: Path = LABELED) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(path.glob("*.json"))]
 
 
+def _spoken_digits(number: str) -> str:
+    from ledger.redaction.numbers import number_runs, tokenize
+
+    runs = number_runs(tokenize(number))
+    return runs[0].value if runs else number
+
+
+def said_numbers(text: str) -> list[str]:
+    """Every number in a turn as said, written or in words ("1104", "four-thirty", "a hundred and six")."""
+    from ledger.redaction.numbers import number_runs, tokenize
+
+    return [text[r.start : r.end] for r in number_runs(tokenize(text)) if r.digits]
+
+
 def score_labeled(days: list[dict], redact) -> dict:
-    """Per wearer: secret occurrences, secrets through, and every other number the redactor removed."""
+    """Per wearer (named by their first day, never by name): secret occurrences, secrets through, written
+    numbers said, and written numbers removed that are no expected secret (each listed)."""
     rows: dict[str, Counter] = defaultdict(Counter)
+    first: dict[str, str] = {}
     extra: list[str] = []
     for day in days:
-        wearer = day["wearer"]
+        wearer = first.setdefault(day["wearer"], day["date"])
         expected = day.get("redaction_expected") or []
+        secret_digits = [_digits_of(s) for s in expected]
         rows[wearer]["days"] += 1
         for rec in day["recordings"]:
             for conv in rec["conversations"]:
@@ -383,9 +400,14 @@ def score_labeled(days: list[dict], redact) -> dict:
                     hits = [s for s in expected if s in before or _digits_of(s) in _digits_of(before)]
                     rows[wearer]["secrets"] += len(hits)
                     rows[wearer]["through"] += sum(leaked(s, s, after) for s in hits)
-                    if before != after and not hits:
-                        extra.append(f"{day['date']}: {before[:140]}  ->  {after[:140]}")
-                        rows[wearer]["extra"] += 1
+                    for number in said_numbers(before):
+                        digits = re.sub(r"\D", "", _spoken_digits(number))
+                        if any(digits and (digits in s or s in digits) for s in secret_digits if s):
+                            continue
+                        rows[wearer]["numbers"] += 1
+                        if number not in after:
+                            rows[wearer]["extra"] += 1
+                            extra.append(f"{day['date']}: {before[:140]}  ->  {after[:140]}")
     return {"rows": rows, "extra": extra}
 
 
@@ -410,17 +432,17 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     labeled = score_labeled(labeled_days(), pipeline_redactor) if LABELED.exists() else None
     if labeled:
-        print("\nLabelled days (26 days, 6 wearers): secrets through / secret occurrences, other numbers removed")
+        print("\nLabelled days: secrets through / secret occurrences; other numbers said (digits or words) removed")
         for wearer, row in sorted(labeled["rows"].items()):
-            initials = "".join(w[0] for w in wearer.split())
-            print(f"  wearer {initials:4} {row['days']} days: {row['through']}/{row['secrets']} through, "
-                  f"{row['extra']} other turns changed")  # fmt: skip
+            print(f"  wearer from {wearer} ({row['days']} days): {row['through']}/{row['secrets']} through; "
+                  f"{row['extra']}/{row['numbers']} other numbers removed")  # fmt: skip
         total = Counter()
         for row in labeled["rows"].values():
             total.update(row)
-        print(f"  all: {total['through']}/{total['secrets']} through, {total['extra']} other turns changed")
+        print(f"  all {total['days']} days: {total['through']}/{total['secrets']} through; "
+              f"{total['extra']}/{total['numbers']} other numbers removed")  # fmt: skip
         for line in labeled["extra"][: args.show]:
-            print(f"    changed: {line}")
+            print(f"    removed: {line}")
 
     talks = generate(args.conversations, args.seed)
     result = score_generated(talks, pipeline_redactor)

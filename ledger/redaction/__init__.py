@@ -68,14 +68,21 @@ def redact_turns(texts: list[str]) -> list[str]:
 
 
 def secret_spans(texts: list[str]) -> list[list[tuple[int, int]]]:
-    """Character spans of the secrets in each turn (merged, sorted)."""
-    turns = [_parse(t or "") for t in texts]
+    """Character spans of the secrets in each turn (merged, sorted). Only turns that may hold a secret (a digit,
+    two number words in a row, a password word, or an answer to one) and the few turns before them are read:
+    most talk has none, and is passed over at the cost of one regular expression."""
+    texts = [t or "" for t in texts]
+    wanted = _turns_to_read(texts)
+    if not wanted:
+        return [[] for _ in texts]
+    turns = [_parse(t) if i in wanted else _Turn(t, [], [], [], []) for i, t in enumerate(texts)]
     cards = _card_turns(turns)
     for i, turn in enumerate(turns):
         turn.secret = [_is_secret(turns, i, n, card_context=cards[i]) for n in range(len(turn.runs))]
     tokens = [t.tokens for t in turns]
-    for i, turn in enumerate(turns):
-        turn.extra += password_spans(tokens, i)
+    if any(ASKS_A_PASSWORD.search(t) for t in texts):
+        for i, turn in enumerate(turns):
+            turn.extra += password_spans(tokens, i)
     _echo(turns, cards)
     _echo_words(turns)
     return [_merge([_span(t, r) for r, s in zip(t.runs, t.secret, strict=True) if s] + t.extra) for t in turns]
@@ -87,6 +94,26 @@ def _span(turn: _Turn, run: Run) -> tuple[int, int]:
     if window is None:
         return (run.start, run.end)
     return (turn.tokens[window[0]].start, turn.tokens[window[1]].end)
+
+
+_NUMBER_WORD = (
+    r"(?:zero|oh|o|nought|nil|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety"
+    r"|double|triple)"
+)
+ASKS_A_PASSWORD = re.compile(r"pass(?:word|wd|phrase|code)|\bpwd\b", re.IGNORECASE)
+# A digit, a password word, or two number words in a row ("four one nine", "forty-seven nineteen").
+MAY_HOLD_A_SECRET = re.compile(
+    rf"\d|pass(?:word|wd|phrase|code)|\bpwd\b|\b{_NUMBER_WORD}[\s,\-]+{_NUMBER_WORD}\b", re.IGNORECASE
+)
+
+
+def _turns_to_read(texts: list[str]) -> set[int]:
+    """Turns that may hold a secret, with the turns before them that may hold its cue."""
+    may = [bool(MAY_HOLD_A_SECRET.search(t)) for t in texts]
+    password = [may[i] and bool(ASKS_A_PASSWORD.search(t)) for i, t in enumerate(texts)]
+    candidates = [i for i in range(len(texts)) if may[i] or any(password[max(0, i - 2) : i])]
+    return {k for i in candidates for k in range(max(0, i - CARD_TURNS), i + 1)}
 
 
 def _parse(text: str) -> _Turn:
@@ -185,7 +212,7 @@ def _word_before(tokens: list[Token], j: int) -> int | None:
     return k if k >= 0 and tokens[k].kind == "word" else None
 
 
-def _right_cue(tokens: list[Token], run: Run, card_context: bool, *, counted: bool = True) -> str | None:
+def _right_cue(tokens: list[Token], run: Run, card_context: bool) -> str | None:
     """After the number: a content word right after it makes it a quantity or a place ("300 people", "2650
     North Street"); a secret cue within RIGHT_WORDS content words makes it a secret ("4719 is the door code",
     "use 51-77-32 for the safe combination"); words of keying it in ("then pound", "and the tick") or closing
@@ -206,8 +233,8 @@ def _right_cue(tokens: list[Token], run: Run, card_context: bool, *, counted: bo
             return cue
         w = cues.base(t)
         quiet = cues.is_filler(t) or w in cues.KEYPAD_WORDS
-        if first and (w in cues.PLAIN_BESIDE or (counted and not quiet)):
-            return PLAIN  # a unit, a street name; with ``counted``, any noun (a counted thing)
+        if first and (w in cues.PLAIN_BESIDE or not quiet):
+            return PLAIN  # a counted thing, a unit, a street name
         first = False
         content += not quiet
         j += 1
@@ -290,8 +317,7 @@ def _echo(turns: list[_Turn], cards: list[bool]) -> None:
                 continue
             near = (s for k, s in secrets if len(s.digits) > 3 or abs(i - k) <= SHORT_ECHO_TURNS)
             if any(_same_number(run, s) for s in near):
-                right = _right_cue(turn.tokens, run, cards[i], counted=False)
-                beside = (_left_cue(turn.tokens, run, cards[i]), right)
+                beside = (_left_cue(turn.tokens, run, cards[i]), _right_cue(turn.tokens, run, cards[i]))
                 turn.secret[n] = PLAIN not in beside
 
 

@@ -21,7 +21,7 @@ PLACEHOLDER_RE = re.compile(r"\[(?:redacted|forgotten|number|email|secret)\]")
 # Words (contractions and hyphenated compounds kept whole: "code's", "twenty-eight"), digit groups, one mark.
 TOKEN_RE = re.compile(
     r"\[(?:redacted|forgotten|number|email|secret)\]"
-    r"|[A-Za-z0-9]*\d[A-Za-z0-9]*"
+    r"|[A-Za-z]*+\d[A-Za-z0-9]*"
     r"|[^\W\d_]+(?:['’][^\W\d_]+)?(?:-[^\W\d_]+)*"
     r"|[^\s\w]",
     re.UNICODE,
@@ -50,7 +50,7 @@ JOINERS = frozenset({"-", "–", "—", "."})
 ZERO_ONLY_IN_RUNS = frozenset({"oh", "o", "nil"})  # "oh" is a zero only beside other digits ("oh nine")
 
 
-@dataclass
+@dataclass(slots=True)
 class Token:
     text: str
     start: int
