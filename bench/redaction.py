@@ -367,18 +367,11 @@ def labeled_days(path: Path = LABELED) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(path.glob("*.json"))]
 
 
-def _spoken_digits(number: str) -> str:
+def said_numbers(text: str) -> list[tuple[str, str]]:
+    """Every number in a turn as said (written or in words: "1104", "four-thirty") with the digits it stands for."""
     from ledger.redaction.numbers import number_runs, tokenize
 
-    runs = number_runs(tokenize(number))
-    return runs[0].value if runs else number
-
-
-def said_numbers(text: str) -> list[str]:
-    """Every number in a turn as said, written or in words ("1104", "four-thirty", "a hundred and six")."""
-    from ledger.redaction.numbers import number_runs, tokenize
-
-    return [text[r.start : r.end] for r in number_runs(tokenize(text)) if r.digits]
+    return [(text[r.start : r.end], r.value) for r in number_runs(tokenize(text)) if r.digits]
 
 
 def score_labeled(days: list[dict], redact) -> dict:
@@ -400,8 +393,8 @@ def score_labeled(days: list[dict], redact) -> dict:
                     hits = [s for s in expected if s in before or _digits_of(s) in _digits_of(before)]
                     rows[wearer]["secrets"] += len(hits)
                     rows[wearer]["through"] += sum(leaked(s, s, after) for s in hits)
-                    for number in said_numbers(before):
-                        digits = re.sub(r"\D", "", _spoken_digits(number))
+                    for number, value in said_numbers(before):
+                        digits = _digits_of(value)
                         if any(digits and (digits in s or s in digits) for s in secret_digits if s):
                             continue
                         rows[wearer]["numbers"] += 1

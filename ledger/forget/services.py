@@ -18,6 +18,7 @@ from ledger import hashing, queries
 from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
 from ledger.forget import hooks as forgetting
+from ledger.forget.coverage import redact_value
 from ledger.models import Entity, Episode, Evidence, Fact, Refusal
 from ledger.services.commits import commit, serialised
 from ledger.services.layers import _delete_episodes
@@ -204,16 +205,6 @@ def _icontains(field: str, words) -> Q:
     return q
 
 
-def _redact_value(value, matcher):
-    if isinstance(value, str):
-        return matcher.redact(value)
-    if isinstance(value, list):
-        return [_redact_value(v, matcher) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_value(v, matcher) for k, v in value.items()}
-    return value
-
-
 def _redacted_copy(ev: Evidence, matcher) -> dict:
     return {
         "type": M.ADD_EVIDENCE,
@@ -228,7 +219,7 @@ def _redacted_copy(ev: Evidence, matcher) -> dict:
             "quote": matcher.redact(ev.quote),
             "extractor_id": ev.extractor_id,
             "extractor_version": ev.extractor_version,
-            "details": _redact_value(ev.details, matcher),
+            "details": redact_value(ev.details, matcher),
         },
     }
 
