@@ -1,8 +1,9 @@
 """Redaction by structure (pure): secrets found from the words around them over a few turns, read back or not,
 written or spoken; the plain numbers of everyday talk kept.
 
-Every phrasing here comes from a domain no labelled day has (gym and parcel lockers, Wi-Fi, utilities, health
-insurance, workplace doors, verification codes, tax, voicemail, bike locks, safes, storage units, school portals).
+The phrasings come from domains no labelled day has (gym and parcel lockers, Wi-Fi, utilities, health insurance,
+workplace doors, verification codes, tax, voicemail, bike locks, safes, storage units, school portals), plus a
+few payments (sort code, routing number, debit card, IBAN) said in ways no labelled day says them.
 """
 
 from __future__ import annotations

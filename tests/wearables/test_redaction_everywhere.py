@@ -1,7 +1,7 @@
 """No secret said in a day reaches the disk or the API, in any form it was said or read back in.
 
-Days in domains no labelled day has (a parcel locker, a gym locker, a utility payment with a card's security
-code, a server-room keypad, a Wi-Fi password) are served by the Limitless, Bee and Omi imitations in their wire
+Days in domains no labelled day has (a parcel locker, a gym locker, a utility bill paid with a sort code, a
+spaced account number and a card's security code, a server-room keypad, a Wi-Fi password) are served by the Limitless, Bee and Omi imitations in their wire
 formats, synced through the real connectors and pipeline, and put through the memory pass (candidates, claims,
 episodes, digests, search vectors, embeddings: everything the worker would do). Then every text, JSON and
 search-vector column of every table and every model text field (decrypted) is scanned, and so are
