@@ -92,8 +92,8 @@ def redact_declared(event) -> dict[str, int]:
             continue
         model = apps.get_model(entry.model)
         changed = []
-        rows = model._default_manager.filter(**{entry.owner_path: event.owner}).only("pk", *names)
-        for row in rows.iterator():
+        rows = _rows_that_may_name(model, names, entry.owner_path, event)
+        for row in rows.only("pk", *names).iterator():
             dirty = []
             for name in names:
                 before = getattr(row, name)
@@ -111,6 +111,26 @@ def redact_declared(event) -> dict[str, int]:
     if counts:
         logger.info("forget: redacted in place %s", counts)
     return counts
+
+
+def _rows_that_may_name(model, names: list[str], owner_path: str, event):
+    """The owner's rows whose text may name the person: found in SQL (any name form, case-insensitive, the JSON
+    read as text); with encryption at rest an encrypted column is read row by row instead."""
+    from django.db.models import Q, TextField
+    from django.db.models.functions import Cast
+
+    from accounts import crypto
+
+    rows = model._default_manager.filter(**{owner_path: event.owner})
+    fields = [model._meta.get_field(n) for n in names]
+    if crypto.enabled() and any(type(f).__name__.startswith("Encrypted") for f in fields):
+        return rows
+    texts = {f"_forget_{f.name}": Cast(f.name, TextField()) for f in fields}
+    q = Q(pk__in=[])
+    for alias in texts:
+        for word in event.names:
+            q |= Q(**{f"{alias}__icontains": word})
+    return rows.annotate(**texts).filter(q)
 
 
 # --- the ledger's own models, the ground, and the framework's tables -----------------------------------------
