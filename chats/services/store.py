@@ -18,7 +18,7 @@ from django.utils import timezone
 from chats.models import ChatSession, ChatTurn
 from chats.privacy import PrivateFilter, entry_point_for, filtered
 from chats.projects import project_of_session
-from chats.text import SessionIn, TurnIn, chain_hash, redact
+from chats.text import SessionIn, TurnIn, chain_hash, redact, redact_texts
 
 
 class StoreMode(models.TextChoices):
@@ -129,9 +129,10 @@ def _clean_turns(owner, data: SessionIn, *, count: bool = True) -> None:
         filtered(owner, entry_point_for(data.source_key), lambda private: private.session(data))
     else:
         PrivateFilter().session(data)
-    for t in data.turns:
-        t.text = redact(t.text)
+    for t, text in zip(data.turns, redact_texts([t.text for t in data.turns]), strict=True):
+        t.text = text
         t.extras = [{**e, "text": redact(e.get("text") or "")} for e in t.extras]
+    data.title = redact(data.title)
     data.turns = scrub(owner, data.turns)
 
 
