@@ -22,6 +22,7 @@ class ChatsConfig(AppConfig):
         export_registry.register(
             "chats",
             [
+                "chats.AgentProject",
                 "chats.ChatSession",
                 "chats.ChatTurn",
                 "chats.ImportedFile",

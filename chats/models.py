@@ -17,10 +17,56 @@ from accounts.fields import EncryptedJSONField, EncryptedTextField, PlaintextSea
 from accounts.owned import OwnedModel, OwnedQuerySet
 
 
+class AgentProjectQuerySet(OwnedQuerySet):
+    def containing(self, path: str) -> AgentProjectQuerySet:
+        """Projects whose folder is ``path`` or one of its ancestors (longest, i.e. innermost, first)."""
+        from django.db.models.functions import Length
+
+        ancestors = [path] + [path[:i] for i, ch in enumerate(path) if ch == "/" and i > 0]
+        return self.filter(root__in=ancestors).order_by(Length("root").desc())
+
+
+class AgentProject(OwnedModel):
+    """Where a coding agent works: one repository (known by its remote URL, so every clone and worktree of it is
+    the same project) or one folder. Sessions, lessons and hook calls belong to at most one project; what belongs
+    to a project is shown only inside it (``Lesson.objects.visible_in``), and a lesson with no project (one
+    learned outside any) is shown everywhere. ``key`` is ``repo:<host>/<path>`` for a repository, else the
+    folder's absolute path (the same string the session's ``project`` field held before projects existed, so
+    lesson keys made then still match)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    key = models.CharField(max_length=500)
+    name = models.CharField(max_length=200)  # what a person calls it: the repository or folder name
+    root = models.CharField(max_length=1000, blank=True, default="")  # the folder last seen (repository root)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(auto_now=True)
+
+    objects = AgentProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-last_seen_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "key"], name="chats_agentproject_unique_key")]
+        indexes = [
+            # resolve_project: the project whose folder contains a session's working directory.
+            models.Index(fields=["owner", "root"], name="chats_project_root"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+    @property
+    def is_repository(self) -> bool:
+        return self.key.startswith("repo:")
+
+
 class ChatSessionQuerySet(OwnedQuerySet):
     def due(self, now) -> ChatSessionQuerySet:
         """Sessions whose debounce/retry time has come (the idle sweeper's query)."""
         return self.filter(distill_due_at__isnull=False, distill_due_at__lte=now)
+
+    def in_project(self, project: AgentProject | None) -> ChatSessionQuerySet:
+        """Sessions of ``project`` only (None: sessions that belong to no project)."""
+        return self.filter(agent_project=project) if project is not None else self.filter(agent_project__isnull=True)
 
 
 class ChatSession(OwnedModel):
@@ -53,6 +99,12 @@ class ChatSession(OwnedModel):
     agent_id = models.CharField(max_length=200, blank=True, default="")
     title = models.CharField(max_length=300, blank=True, default="")
     project = models.CharField(max_length=500, blank=True, default="")  # cwd of a coding agent
+    # The project the session belongs to; PROTECT: a project's sessions never silently lose their scope.
+    agent_project = models.ForeignKey(
+        AgentProject, null=True, blank=True, on_delete=models.PROTECT, related_name="sessions"
+    )
+    # The session a subagent's transcript belongs to (Claude Code's Task/Agent tool): shown and kept with it.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="subagents")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
     outcome = models.CharField(max_length=300, blank=True, default="")
     attempts = models.PositiveIntegerField(default=0)
@@ -153,6 +205,12 @@ class LessonQuerySet(OwnedQuerySet):
     def active(self) -> LessonQuerySet:
         return self.filter(status=Lesson.Status.ACTIVE)
 
+    def visible_in(self, project: AgentProject | None) -> LessonQuerySet:
+        """Lessons that may be shown inside ``project``: its own and those learned outside any project. Outside
+        every project (None), only the latter: one project's lessons never reach another's context."""
+        unscoped = models.Q(agent_project__isnull=True)
+        return self.filter(unscoped | models.Q(agent_project=project) if project is not None else unscoped)
+
 
 class Lesson(OwnedModel):
     """Something learned from corrections, errors or surprises. active → merged (into a theme) | archived.
@@ -177,6 +235,10 @@ class Lesson(OwnedModel):
     kind = models.CharField(max_length=12, choices=Kind.choices)
     text = models.TextField()
     project = models.CharField(max_length=500, blank=True, default="")
+    # PROTECT: a project's lessons must never become unscoped (shown everywhere) because the project went.
+    agent_project = models.ForeignKey(
+        AgentProject, null=True, blank=True, on_delete=models.PROTECT, related_name="lessons"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     strength = models.FloatField(default=0.6)
     seen_count = models.PositiveIntegerField(default=1)

@@ -87,10 +87,12 @@ class SessionOut(Schema):
     external_id: str
     title: str
     project: str
+    project_name: str = ""
     status: str
     outcome: str
     started_at: datetime | None
     turns: int
+    parent_id: str | None = None  # a subagent's session: the session that spawned it
 
 
 class LessonOut(Schema):
@@ -102,6 +104,7 @@ class LessonOut(Schema):
     seen_count: int
     aliases: list[str]
     project: str
+    project_name: str = ""
     history: list[dict]
 
 

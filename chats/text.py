@@ -122,6 +122,8 @@ class SessionIn:
     external_id: str
     turns: list[TurnIn]
     title: str = ""
-    project: str = ""
+    project: str = ""  # the agent's working directory
     agent_id: str = ""
     started_at: datetime | None = None
+    repository: str = ""  # the repository's remote URL, when the source names it (project scope)
+    parent_external_id: str = ""  # a subagent's transcript: the external id of the session that spawned it

@@ -16,6 +16,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from chats.models import ChatSession, ChatTurn
+from chats.projects import project_of_session
 from chats.text import SessionIn, chain_hash, redact
 
 
@@ -81,8 +82,10 @@ def store_session(
     same UPDATE."""
     _clean_turns(owner, data)
     now = timezone.now()
+    project = project_of_session(owner, cwd=data.project, repository=data.repository)
+    parent = _parent(owner, data)
     with transaction.atomic():
-        session, created = _lock_session(owner, data, now)
+        session, created = _lock_session(owner, data, now, project=project, parent=parent)
         previous_due = session.distill_due_at
         known, new, replaced, content_hash, total = _plan(session, created, data.turns, mode)
         if replaced:
@@ -104,10 +107,17 @@ def _clean_turns(owner, data: SessionIn) -> None:
     data.turns = scrub(owner, data.turns)
 
 
-def _lock_session(owner, data: SessionIn, now) -> tuple[ChatSession, bool]:
+def _parent(owner, data: SessionIn) -> ChatSession | None:
+    if not data.parent_external_id:
+        return None
+    rows = ChatSession.objects.owned_by(owner).filter(source_key=data.source_key)
+    return rows.filter(external_id=data.parent_external_id[:200]).first()
+
+
+def _lock_session(owner, data: SessionIn, now, *, project=None, parent=None) -> tuple[ChatSession, bool]:
     """The session row, created if new, locked until the transaction ends: concurrent stores of one conversation
     run one after the other, each planning against the turns the previous one stored."""
-    return ChatSession.objects.select_for_update().get_or_create(
+    session, created = ChatSession.objects.select_for_update().get_or_create(
         owner=owner,
         source_key=data.source_key,
         external_id=data.external_id[:200],
@@ -115,9 +125,17 @@ def _lock_session(owner, data: SessionIn, now) -> tuple[ChatSession, bool]:
             "agent_id": data.agent_id[:200],
             "title": data.title[:300],
             "project": data.project[:500],
+            "agent_project": project,
+            "parent": parent,
             "started_at": data.started_at or (data.turns[0].at if data.turns and data.turns[0].at else now),
         },
     )
+    if not created and ((project is not None and session.agent_project_id != project.pk) or
+                        (parent is not None and session.parent_id != parent.pk)):  # fmt: skip
+        session.agent_project = project or session.agent_project
+        session.parent = parent or session.parent
+        ChatSession.objects.filter(pk=session.pk).update(agent_project=session.agent_project, parent=session.parent)
+    return session, created
 
 
 def _reset(owner, session: ChatSession) -> None:
