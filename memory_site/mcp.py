@@ -35,7 +35,7 @@ from ledger.models import Fact
 from ledger.private_spans import strip_private
 from ledger.recall import services as recall_services
 from ledger.recall.search import search_memory
-from memory_site import mcp_hits
+from memory_site import mcp_hits, mcp_project
 from wearables.models import SourceKind
 
 logger = logging.getLogger(__name__)
@@ -118,8 +118,13 @@ def _without_private(arguments: dict) -> tuple[dict, int]:
 
 
 # --- The sync tool bodies -------------------------------------------------------------------------------
-def _project(a: dict) -> str:
-    return _optional_text(a, "project", PROJECT_MAX) or current_project.get()
+def _view(user, a: dict) -> mcp_project.View:
+    """The project this call works in: its own ``project`` argument, else the connection's."""
+    return mcp_project.view_for(user, _optional_text(a, "project", PROJECT_MAX) or current_project.get())
+
+
+def _project_out(view: mcp_project.View) -> str | None:
+    return view.project.name if view.project is not None else None
 
 
 def _recall(user, a: dict) -> dict:
@@ -127,23 +132,33 @@ def _recall(user, a: dict) -> dict:
     if budget is not None and (not isinstance(budget, int) or not 100 <= budget <= 4000):
         raise ToolInputError("budget_tokens must be an integer from 100 to 4000")
     scope = _scope(a, "auto")
-    return recall_services.recall_context(
+    view = _view(user, a)
+    result = recall_services.recall_context(
         owner=user, query=_text(a.get("query"), "query"), budget_tokens=budget, scope=scope
-    ).as_dict()
+    )
+    kept = mcp_project.visible_items(user, view, result.items)
+    if len(kept) < len(result.items):
+        mcp_project.repack(result, kept)
+    return result.as_dict() | {"project": _project_out(view)}
 
 
-def _found(user, a: dict, *, most: int) -> list:
+def _found(user, a: dict, *, most: int) -> tuple[list, mcp_project.View]:
     scope = _scope(a, "all")
     scope = "all" if scope == "auto" else scope  # auto: every layer (there is no gate to route a search)
-    return search_memory(user, scope, _text(a.get("query"), "query"), _limit(a, 10, most))
+    limit, view = _limit(a, 10, most), _view(user, a)
+    # Twice as deep as asked: other projects' rows are left out after ranking, and the list should stay full.
+    found = search_memory(user, scope, _text(a.get("query"), "query"), limit * 2)
+    return mcp_project.visible_items(user, view, found)[:limit], view
 
 
 def _search(user, a: dict) -> dict:
-    return {"items": [i.as_dict() for i in _found(user, a, most=50)]}
+    items, view = _found(user, a, most=50)
+    return {"items": [i.as_dict() for i in items], "project": _project_out(view)}
 
 
 def _search_hits(user, a: dict) -> dict:
-    return mcp_hits.hits(user, _found(user, a, most=50))
+    items, view = _found(user, a, most=50)
+    return mcp_hits.hits(user, items) | {"project": _project_out(view)}
 
 
 def _expand_hits(user, a: dict) -> dict:
@@ -151,8 +166,9 @@ def _expand_hits(user, a: dict) -> dict:
     if not isinstance(ids, list) or not 1 <= len(ids) <= mcp_hits.MAX_IDS:
         raise ToolInputError(f"ids must be a list of 1 to {mcp_hits.MAX_IDS} hit ids from search_hits")
     ids = [_text(i, "ids[]", ID_MAX) for i in ids]
-    items, missing = mcp_hits.expand(user, ids)
-    out = {"items": items, "not_found": missing}
+    hidden = mcp_project.hidden(user, _view(user, a), ids)  # another project's: not found, like another owner's
+    items, missing = mcp_hits.expand(user, [i for i in ids if i not in hidden])
+    out = {"items": items, "not_found": [i for i in ids if i in hidden or i in missing]}
     if not items:
         out["error"] = f"Not found: {', '.join(missing)}. Use ids exactly as search_hits gave them."
     return out
@@ -186,12 +202,21 @@ def _transcript_day(user, a: dict) -> dict:
         turns = [{"speaker": u.speaker_name or u.speaker_label, "text": u.text,
                   "at": u.started_at.isoformat() if u.started_at else None} for u in t.utterances.order_by("index")]  # fmt: skip
         transcripts.append({"source": t.source.kind, "utterances": turns[:2000]})
+    view = _view(user, a)
+    sessions = chat_queries.sessions_on_day(user, day)
+    shown = [s for s in sessions if view.shows(s.agent_project_id)]
     chats = [
-        {"session": str(s.public_id), "title": s.title, "source": s.source_key, "project": s.project,
+        {"session": str(s.public_id), "title": s.title, "source": s.source_key,
          "turns": [{"speaker": x.speaker or x.role, "text": x.text[:2000]} for x in s.turns.all()[:500]]}
-        for s in chat_queries.sessions_on_day(user, day)
+        for s in shown
     ]  # fmt: skip
-    return {"date": day.isoformat(), "transcripts": transcripts, "chats": chats}
+    return {
+        "date": day.isoformat(),
+        "transcripts": transcripts,
+        "chats": chats,
+        "project": _project_out(view),
+        "other_projects_sessions": len(sessions) - len(shown),  # how many, never what: pass their project to read
+    }
 
 
 def _transcript_search(user, a: dict) -> dict:
@@ -201,9 +226,10 @@ def _transcript_search(user, a: dict) -> dict:
     limit = _limit(a, 20, 100)
     found = search_utterances(user, query, limit=limit)
     items = [{k: v for k, v in hit.items() if k != "snippet"} | {"text": hit.get("text", "")} for hit in found.hits]
-    chats = search_memory(user, "transcript", query, limit)
-    items += [i.as_dict() for i in chats if i.kind == "chat_turn"]
-    return {"items": items[:limit]}
+    view = _view(user, a)
+    chats = [i for i in search_memory(user, "transcript", query, limit * 2) if i.kind == "chat_turn"]
+    items += [i.as_dict() for i in mcp_project.visible_items(user, view, chats)]
+    return {"items": items[:limit], "project": _project_out(view)}
 
 
 def _review_queue(user, a: dict) -> dict:
@@ -228,8 +254,9 @@ def _lessons(user, a: dict) -> dict:
 
     limit = _limit(a, 10, 50)
     query = _optional_text(a, "query", QUERY_MAX)
-    rows = chat_queries.lessons(user, query=query, limit=limit)
-    return {"items": [chat_queries.lesson_out(x) for x in rows]}
+    view = _view(user, a)
+    rows = chat_queries.lessons(user, query=query, limit=limit, project=view.project)
+    return {"items": [chat_queries.lesson_out(x) for x in rows], "project": _project_out(view)}
 
 
 def _events_timeline(user, a: dict) -> dict:
@@ -415,8 +442,9 @@ async def transcript_day(
     source: Annotated[
         Literal[tuple(SourceKind.values)] | None, Field(description="limit the transcripts to one wearable source")
     ] = None,
+    project: Project = "",
 ) -> dict[str, Any]:
-    return await _run("transcript_day", {"date": date, "source": source})
+    return await _run("transcript_day", {"date": date, "source": source, "project": project})
 
 
 @server.tool(description="Find the exact words: full-text search over transcripts and chat turns.")
@@ -457,13 +485,13 @@ def memory_file(user) -> str:
     from chats import queries as chat_queries
     from ledger.models import PinnedFact
 
-    pins = PinnedFact.objects.owned_by(user).select_related("fact").order_by("-salience")[:50]
-    lines = ["# Almanac memory", "", "## Pinned"]
-    lines += [f"- {p.fact.content}" for p in pins if p.fact and p.fact.status == Status.ACCEPTED] or [
-        "- (nothing pinned)"
-    ]
+    # Lessons are pinned facts too; they are listed below, as the connection's project may see them.
+    pins = PinnedFact.objects.owned_by(user).select_related("fact").exclude(fact__tags__contains=["lesson"])
+    pinned = [p.fact.content for p in pins.order_by("-salience")[:50] if p.fact and p.fact.status == Status.ACCEPTED]
+    lines = ["# Almanac memory", "", "## Pinned", *([f"- {c}" for c in pinned] or ["- (nothing pinned)"])]
     lines += ["", "## Lessons"]
-    lines += [f"- {x.text}" for x in chat_queries.lessons(user, limit=20)] or ["- (no lessons yet)"]
+    project = mcp_project.view_for(user, current_project.get()).project
+    lines += [f"- {x.text}" for x in chat_queries.lessons(user, limit=20, project=project)] or ["- (no lessons yet)"]
     return "\n".join(lines) + "\n"
 
 
@@ -517,7 +545,7 @@ async def what_do_you_know(
         raise MCPError(INVALID_PARAMS, exc.message) from exc
 
     def block(user) -> str:
-        return recall_services.recall_context(owner=user, query=f"What do you know about {topic}?").block
+        return _recall(user, {"query": f"What do you know about {topic}?"})["block"]
 
     context = await _owner_read(block)
     return (

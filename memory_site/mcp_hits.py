@@ -14,6 +14,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Iterable
+from datetime import datetime
 
 from django.db.models import Prefetch, Q
 
@@ -25,7 +26,7 @@ from ledger.recall.lexical import count_tokens
 from ledger.recall.planner import RecallItem
 
 LINE_CHARS = 160  # a hit is one line: enough to choose, not to answer
-AROUND = 3  # turns shown on each side of a transcript or chat hit
+AROUND = 2  # turns shown on each side of a transcript or chat hit
 EVIDENCE_MAX = 10  # evidence quotes shown for one fact (newest kept)
 QUOTE_CHARS = 1000
 MAX_IDS = 20
@@ -48,8 +49,18 @@ def _cost(expansion: Expansion) -> int:
     return count_tokens(json.dumps(expansion, ensure_ascii=False))
 
 
+def _local_day(occurred_at: str, tz) -> str:
+    """The owner's local date of an ISO time ("" when there is none; a bare date stays as it is)."""
+    try:
+        when = datetime.fromisoformat(occurred_at)
+    except ValueError:
+        return occurred_at[:10]
+    return when.astimezone(tz).date().isoformat() if when.tzinfo and len(occurred_at) > 10 else occurred_at[:10]
+
+
 def hits(owner, items: list[RecallItem]) -> dict:
     """One short line per item, each with the token cost of opening it (the expansion, computed now)."""
+    tz = user_timezone(owner)
     ids = list(dict.fromkeys(hit_id(i) for i in items))
     opened, _missing = expand(owner, ids)
     by_id = {e["id"]: e for e in opened}
@@ -59,7 +70,7 @@ def hits(owner, items: list[RecallItem]) -> dict:
         if key not in by_id or any(h["id"] == key for h in out):
             continue
         out.append(
-            {"id": key, "kind": by_id[key]["kind"], "line": _line(item.text), "when": item.occurred_at[:10],
+            {"id": key, "kind": by_id[key]["kind"], "line": _line(item.text), "when": _local_day(item.occurred_at, tz),
              "tokens": _cost(by_id[key])}
         )  # fmt: skip
     return {
@@ -204,11 +215,15 @@ def _chats(owner, wanted, tz) -> dict[str, Expansion]:
     )  # fmt: skip
     return {
         key: {"id": key, "kind": "chat",
-              "session": {"title": session[public_id].title, "project": session[public_id].project,
+              "session": {"title": session[public_id].title, "project": _project_name(session[public_id]),
                           "source": session[public_id].source_key},
               "turns": turns[key]}
         for key, public_id, _ in wanted if key in turns
     }  # fmt: skip
+
+
+def _project_name(session) -> str:
+    return session.agent_project.name if session.agent_project_id else ""
 
 
 EXPANDERS: dict[str, Callable] = {"fact": _facts, "episode": _episodes, "transcript": _transcripts, "chat": _chats}
