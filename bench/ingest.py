@@ -7,7 +7,7 @@ Runs in its own database ``almanac_bench_ingest`` on the configured PostgreSQL s
 here; never user data). Each session is ingested turn by turn, as an agent does (every request carries the
 conversation so far; only the new pair is inserted), then all sessions are distilled by the idle sweeper.
 
-Hook latency: ``chats/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per call, start-up
+Hook latency: ``chats/agent_plugin/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per call, start-up
 included) for each of the six events, ``--hooks`` times each, against this process serving the bench database
 over HTTP on loopback; then the time to fail open with the server stopped (nothing listening) and hung
 (connections accepted, never answered).
@@ -66,7 +66,7 @@ HOOK_PAYLOADS = {
 def _run_hook(event: str, url: str, token: str, n: int) -> list[float]:
     import subprocess
 
-    client = ROOT / "chats" / "hook_client.py"
+    client = ROOT / "chats" / "agent_plugin" / "hook_client.py"
     env = {"PATH": os.environ.get("PATH", ""), "ALMANAC_URL": url, "ALMANAC_TOKEN": token}
     out = []
     for i in range(n):

@@ -30,5 +30,9 @@ class ChatsConfig(AppConfig):
                 "chats.Prediction",
                 "chats.HookDelivery",
                 "chats.SleepReport",
+                "chats.AgentTranscript",
+                "chats.TranscriptChunk",
+                "chats.AgentToolEvent",
+                "chats.PrivateSpanCount",
             ],
         )

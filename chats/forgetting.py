@@ -53,7 +53,29 @@ def _scrub_stored(owner, matcher) -> dict[str, int]:
         aliases = [matcher.redact(a) for a in lesson.aliases]
         if clean != lesson.text or aliases != lesson.aliases:
             Lesson.objects.filter(pk=lesson.pk).update(text=clean, aliases=aliases)
-    return {"chat_turns_removed": len(removed_ids), "chat_turns_redacted": redacted}
+    return {"chat_turns_removed": len(removed_ids), "chat_turns_redacted": redacted,
+            **_scrub_agent_records(owner, matcher)}  # fmt: skip
+
+
+def _scrub_agent_records(owner, matcher) -> dict[str, int]:
+    """What hooks sent and keep until it is imported (transcript pieces, tool calls) is redacted the same way: a
+    re-import must not bring a forgotten name back."""
+    import json
+
+    from chats.models import AgentToolEvent, TranscriptChunk
+
+    chunks = 0
+    for chunk in TranscriptChunk.objects.filter(owner=owner):
+        clean = matcher.redact(chunk.records)
+        if clean != chunk.records:
+            TranscriptChunk.objects.filter(pk=chunk.pk).update(records=clean)
+            chunks += 1
+    for event in AgentToolEvent.objects.filter(owner=owner):
+        raw = json.dumps(event.call, ensure_ascii=False)
+        clean = matcher.redact(raw)
+        if clean != raw:
+            AgentToolEvent.objects.filter(pk=event.pk).update(call=json.loads(clean))
+    return {"transcript_pieces_redacted": chunks}
 
 
 def forget_handler(event) -> dict[str, int]:
@@ -67,5 +89,10 @@ def forget_handler(event) -> dict[str, int]:
         sessions = list(ChatSession.objects.filter(owner=event.owner, source_key=event.source_label))
         for s in sessions:
             delete_session(owner=event.owner, session=s)
+        if event.source_label == ChatSession.Source.CLAUDE_CODE:
+            from chats.models import AgentToolEvent, AgentTranscript
+
+            AgentTranscript.objects.filter(owner=event.owner).delete()
+            AgentToolEvent.objects.filter(owner=event.owner).delete()
         return {"chat_sessions_removed": len(sessions)}
     return {}

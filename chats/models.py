@@ -132,6 +132,8 @@ class ChatSession(OwnedModel):
                 fields=["distill_due_at"], name="chats_session_due", condition=models.Q(distill_due_at__isnull=False)
             ),
             models.Index(fields=["owner", "-started_at"], name="chats_session_recent"),
+            # The memory proxy: the stored conversation whose turns a request's messages extend (conversation_for).
+            models.Index(fields=["owner", "source_key", "content_hash"], name="chats_session_content"),
         ]
 
     def __str__(self) -> str:
@@ -320,3 +322,110 @@ class SleepReport(OwnedModel):
 
     def __str__(self) -> str:
         return f"sleep report {self.day}"
+
+
+class PrivateSpanCount(OwnedModel):
+    """How many ``<private>…</private>`` spans were removed before anything was stored, per entry point. Only the
+    count is kept: never the text, its length or where it stood."""
+
+    class EntryPoint(models.TextChoices):
+        HOOKS = "hooks"
+        PROXY = "proxy"
+        INGEST = "ingest"
+        CONVERSATIONS = "conversations"  # the JSON conversation import endpoints
+        IMPORT = "import"  # file importers (CLI and upload)
+        MCP = "mcp"
+        OTHER = "other"
+
+    entry_point = models.CharField(max_length=20, choices=EntryPoint.choices)
+    removed = models.PositiveBigIntegerField(default=0)
+    last_removed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["entry_point"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "entry_point"], name="chats_privatespancount_one_per_entry")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry_point}: {self.removed}"
+
+
+class AgentTranscript(OwnedModel):
+    """One agent transcript a hook client sends piece by piece (a Claude Code session file, or one subagent's):
+    ``received_bytes`` is how far into the file on the agent's machine the client has sent. The content lives in
+    ``TranscriptChunk`` rows. Rows belong to the token's owner: another owner's session id is another row."""
+
+    agent_session_id = models.CharField(max_length=200)  # Claude Code's session_id
+    agent_id = models.CharField(max_length=200, blank=True, default="")  # a subagent's id; "" for the session
+    file_tag = models.CharField(max_length=12, blank=True, default="")  # the client's tag of its file (not a path)
+    agent_project = models.ForeignKey(AgentProject, null=True, blank=True, on_delete=models.SET_NULL)
+    received_bytes = models.BigIntegerField(default=0)
+    imported_bytes = models.BigIntegerField(default=0)  # what the last import read (nothing new: no import)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "agent_session_id", "agent_id"], name="chats_agenttranscript_unique_session"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent_session_id}{':' + self.agent_id if self.agent_id else ''} ({self.received_bytes} B)"
+
+    @property
+    def external_id(self) -> str:
+        """The chat session id the transcript is stored under (the file importer's ids for the same file)."""
+        base = f"{self.file_tag or 'hook'}:{self.agent_session_id}"
+        return f"{base}:agent-{self.agent_id}" if self.agent_id else base
+
+
+class TranscriptChunk(OwnedModel):
+    """The records of bytes [start, end) of an agent transcript, as the importer reads them: only the fields it
+    uses, long texts cut, ``<private>`` spans removed and secrets masked before this row is written."""
+
+    transcript = models.ForeignKey(AgentTranscript, on_delete=models.CASCADE, related_name="chunks")
+    start = models.BigIntegerField()
+    end = models.BigIntegerField()
+    records = EncryptedTextField(blank=True, default="")  # JSON Lines
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["transcript_id", "start"]
+        constraints = [
+            models.UniqueConstraint(fields=["transcript", "start"], name="chats_transcriptchunk_unique_start"),
+            models.CheckConstraint(condition=models.Q(end__gt=models.F("start")), name="chats_transcriptchunk_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.transcript_id} [{self.start}, {self.end})"
+
+
+class AgentToolEvent(OwnedModel):
+    """A tool call as a PostToolUse (or PostToolUseFailure) hook reported it, kept until the session's transcript
+    is imported (which holds the same call): what happened in a session is known even when it never reached
+    Stop. ``call`` holds the input and the response, cut, with private spans removed and secrets masked."""
+
+    agent_session_id = models.CharField(max_length=200)
+    agent_project = models.ForeignKey(AgentProject, null=True, blank=True, on_delete=models.SET_NULL)
+    tool_use_id = models.CharField(max_length=200, blank=True, default="")
+    tool_name = models.CharField(max_length=200)
+    call = EncryptedJSONField(default=dict, blank=True)
+    is_error = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "agent_session_id", "tool_use_id"],
+                condition=~models.Q(tool_use_id=""),
+                name="chats_agenttoolevent_once_per_call",
+            )
+        ]
+        indexes = [models.Index(fields=["owner", "agent_project", "-created_at"], name="chats_toolevent_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} in {self.agent_session_id}"

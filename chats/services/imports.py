@@ -15,9 +15,10 @@ from pathlib import Path
 from django.db import transaction
 
 from accounts.exceptions import DomainError
-from chats.importers import FORMATS, FileReport, UnreadableFile, detect
+from chats.importers import FORMATS, FileReport, UnreadableFile, detect, detect_tree
 from chats.importers.base import file_tag
 from chats.models import ImportedFile
+from chats.privacy import EntryPoint, filtered
 from chats.services import distilling
 from chats.services.store import store_session
 
@@ -38,6 +39,7 @@ class ImportReport:
     errors: list[str] = field(default_factory=list)  # files that could not be read: "path:line:col: why"
     hints: list[str] = field(default_factory=list)  # files that look like another format
     lines_skipped: Counter = field(default_factory=Counter)  # reason -> count, over all files
+    private_removed: int = 0  # <private> spans removed before anything was stored
 
     @property
     def ok(self) -> bool:
@@ -53,9 +55,14 @@ def _hint(file: Path, fmt: str) -> str | None:
     return None
 
 
-def _store_all(owner, sessions, tag: str, report: ImportReport, distill_now: bool) -> None:
+def _store_all(owner, sessions, tag_of, report: ImportReport, distill_now: bool) -> None:
     for data in sessions:
+        tag = tag_of(data)
         data.external_id = f"{tag}:{data.external_id}"[:200]
+        if data.parent_external_id:
+            data.parent_external_id = f"{tag}:{data.parent_external_id}"[:200]
+        _, private = filtered(owner, EntryPoint.IMPORT, lambda f, data=data: f.session(data))
+        report.private_removed += private
         stored = store_session(owner=owner, data=data)
         report.sessions += 1
         report.turns_added += stored.added
@@ -72,6 +79,13 @@ def _store_all(owner, sessions, tag: str, report: ImportReport, distill_now: boo
         report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
 
 
+def _tagger(spec, file: Path, label: str | None):
+    """Each session's id is namespaced by its file's tag (an upload's label; a subagent's parent file)."""
+    if label is not None:
+        return lambda data: file_tag(label)
+    return lambda data: file_tag(str(spec.tag_path(file, data).resolve()))
+
+
 def import_path(
     *, owner, path: str | Path, fmt: str | None = None, distill_now: bool = True, label: str | None = None
 ) -> ImportReport:
@@ -83,7 +97,7 @@ def import_path(
     if not root.exists():
         raise ImportError_(f"no such file or folder: {root}")
     if fmt is None:
-        fmt = detect(root) if root.is_file() else None
+        fmt = detect_tree(root)
         if fmt is None:
             raise ImportError_(f"cannot tell the format of {root}; name it with --format ({', '.join(FORMATS)})")
     if fmt not in FORMATS:
@@ -112,7 +126,7 @@ def import_path(
             hint = _hint(file, fmt)
             if hint:
                 report.hints.append(hint)
-        _store_all(owner, sessions, file_tag(key), report, distill_now)
+        _store_all(owner, sessions, _tagger(spec, file, label), report, distill_now)
         with transaction.atomic():
             ImportedFile.objects.update_or_create(
                 owner=owner, path=key[:1000], defaults={"format": fmt, "mtime": mtime, "sessions": len(sessions)}
