@@ -138,7 +138,7 @@ def _recall(user, a: dict) -> dict:
     )
     kept = mcp_project.visible_items(user, view, result.items)
     if len(kept) < len(result.items):
-        mcp_project.repack(result, kept)
+        mcp_project.repack(user, result, kept)
     return result.as_dict() | {"project": _project_out(view)}
 
 
@@ -287,17 +287,25 @@ def call_tool(user, name: str, arguments: dict, *, client_label: str = "agent") 
     body = TOOL_BODIES.get(name)
     if body is None:
         raise ToolInputError(f"Unknown tool: {name}")
-    arguments, removed = _without_private(arguments)
+    arguments, removed = _cleaned(user, name, arguments)
     token = current_client.set(client_label)
     try:
         out = body(user, arguments)
     finally:
         current_client.reset(token)
+    return out | ({"private_spans_removed": removed} if removed else {})
+
+
+def _cleaned(user, name: str, arguments: dict) -> tuple[dict, int]:
+    """``arguments`` without private spans; the spans removed are counted (per owner, entry point MCP) and the
+    count logged: the removed text is gone before this returns, and never reaches a log or a table."""
+    arguments, removed = _without_private(arguments)
     if removed:
-        # The count only: the removed text is gone before this line, and never reaches a log.
+        from chats.privacy import EntryPoint, record_removed
+
+        record_removed(owner=user, entry_point=EntryPoint.MCP, count=removed)
         logger.info("mcp %s: %d private span(s) removed before use", name, removed)
-        out["private_spans_removed"] = removed
-    return out
+    return arguments, removed
 
 
 async def _run(name: str, arguments: dict) -> dict[str, Any] | CallToolResult:
@@ -514,7 +522,7 @@ def todays_digest(user) -> str:
     return "\n".join(lines if rows else [*lines, "Nothing recorded yet today."]) + "\n"
 
 
-async def _owner_read(fn) -> str:
+async def _owner_read(fn):
     owner = current_owner.get(None)
     if owner is None:
         raise MCPError(INVALID_REQUEST, "not authenticated")
@@ -537,19 +545,17 @@ async def today_resource() -> str:
 async def what_do_you_know(
     topic: Annotated[str, Field(description="a person, place, project or question")],
 ) -> str:
-    try:
-        arguments, _removed = _without_private({"topic": topic})
-        topic = _text(arguments["topic"], "topic")
-    except DomainError as exc:
-        # A JSON-RPC "invalid params" error with the reason; the SDK would log anything else as a crash.
-        raise MCPError(INVALID_PARAMS, exc.message) from exc
+    def answer(user) -> tuple[str, str]:
+        try:
+            cleaned = _text(_cleaned(user, "what_do_you_know", {"topic": topic})[0]["topic"], "topic")
+        except DomainError as exc:
+            # A JSON-RPC "invalid params" error with the reason; the SDK would log anything else as a crash.
+            raise MCPError(INVALID_PARAMS, exc.message) from exc
+        return cleaned, _recall(user, {"query": f"What do you know about {cleaned}?"})["block"]
 
-    def block(user) -> str:
-        return _recall(user, {"query": f"What do you know about {topic}?"})["block"]
-
-    context = await _owner_read(block)
+    asked, context = await _owner_read(answer)
     return (
-        f"What do you know about {topic}? Answer only from the Almanac context below, and say plainly when it "
+        f"What do you know about {asked}? Answer only from the Almanac context below, and say plainly when it "
         f"holds nothing about it.\n\n<almanac-context>\n{context or '(nothing found)'}\n</almanac-context>"
     )
 

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from accounts.services import user_timezone
 from chats.models import AgentProject, ChatSession, Lesson
 from chats.projects import ProjectRef, find_project, normalise_path, normalise_remote
 from ledger.models import Episode
@@ -103,12 +104,14 @@ def visible_items(owner, view: View, items: list[RecallItem]) -> list[RecallItem
     return [i for i in items if citation(i) not in out]
 
 
-def repack(result, kept: list[RecallItem]) -> None:
-    """A recall block packed again from ``kept`` (its items less the hidden ones), in the same sections."""
+def repack(owner, result, kept: list[RecallItem]) -> None:
+    """A recall block packed again from ``kept`` (its items less the hidden ones), in the same sections, its
+    times in the owner's zone as recall shows them."""
     sections: dict[str, list[RecallItem]] = {}
     for item in kept:
         if item.kind != "identity":
             sections.setdefault(SECTION_OF.get(item.kind, "facts"), []).append(item)
     identity = [i for i in kept if i.kind == "identity"]
-    packed = pack_sections(identity, [(name, rows, 1.0) for name, rows in sections.items()], result.budget_tokens)
+    sections_in_order = [(name, rows, 1.0) for name, rows in sections.items()]
+    packed = pack_sections(identity, sections_in_order, result.budget_tokens, user_timezone(owner))
     result.block, result.items, result.tokens = packed.block, packed.items, packed.tokens

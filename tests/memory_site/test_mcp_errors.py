@@ -71,6 +71,10 @@ async def _exercise(client, *, huge: int) -> dict:
         "unknown_prompt": await _prompt_error(client, "what_do_you_forget", {"topic": "bees"}),
     }
     try:
+        await client.read_resource("almanac://nothing-here")
+    except MCPError as exc:
+        out["unknown_resource"] = (exc.code, exc.message)
+    try:
         out["huge"] = await client.call_tool("search_memory", {"query": "b" * huge})
     except MCPError as exc:
         out["huge"] = exc
@@ -97,6 +101,8 @@ def _check(out: dict) -> None:
     assert "needs the argument topic" in prompts["missing"][1]
     assert "mood" in prompts["unknown_argument"][1]
     assert "Unknown prompt: what_do_you_forget" in prompts["unknown_prompt"][1]
+    code, message = out["unknown_resource"]
+    assert code == INVALID_PARAMS and "almanac://nothing-here" in message
 
 
 @pytest.mark.slow

@@ -43,7 +43,9 @@ def alice_memory(user):
 
 
 def _a_ids(owner) -> list[str]:
-    return [h["id"] for h in mcp.call_tool(owner, "search_hits", {"query": MARK, "limit": 20, "project": FOLDER})["hits"]]
+    return [
+        h["id"] for h in mcp.call_tool(owner, "search_hits", {"query": MARK, "limit": 20, "project": FOLDER})["hits"]
+    ]
 
 
 def _calls(a_ids: list[str]) -> dict[str, dict]:

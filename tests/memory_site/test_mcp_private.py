@@ -15,6 +15,7 @@ from django.db import connection
 from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 
+from chats.models import PrivateSpanCount
 from ledger.models import Fact
 from ledger.recall.providers import providers_for
 from memory_site import mcp
@@ -74,6 +75,8 @@ def _check(answers: list, user, log: str) -> None:
         assert not any(word in text for text in _embedded_documents(user)), word
         assert word not in log
     assert "private span" in log  # counted in the log too, as a number
+    counted = PrivateSpanCount.objects.get(owner=user, entry_point=PrivateSpanCount.EntryPoint.MCP)
+    assert counted.removed == 9  # remember's content and quote, six other tools, the prompt's topic
 
 
 @pytest.mark.slow
