@@ -8,7 +8,7 @@ function. Whose memory a call reads is a context variable: set once by ``manage.
 request by the ``/mcp`` view after its bearer-token and Origin checks (``memory_site.views.mcp_http``).
 
 Every input passes one gate (``call_tool``): ``<private>`` spans are removed before anything reads them (counted,
-never logged), and every free-text argument has one limit per kind, the same in the schema an agent reads and in
+the text is never logged), and every free-text argument has one limit per kind, the same in the schema an agent reads and in
 the body that runs. Tool bodies are sync service calls run through ``sync_to_async`` (Django's ORM is
 sync-only); ``call_tool`` is the sync dispatcher they share, so the logic is testable without a transport.
 """
@@ -504,7 +504,8 @@ def memory_file(user) -> str:
 
 
 def todays_digest(user) -> str:
-    """Today's digest (the person's local date): the day's episodes, newest last."""
+    """Today's digest (the person's local date): the day's episodes, newest last; other projects' session
+    summaries left out (the connection's project, ``memory_site.mcp_project``)."""
     from datetime import datetime, time, timedelta
 
     from django.utils import timezone as dj_timezone
@@ -516,7 +517,10 @@ def todays_digest(user) -> str:
     today = dj_timezone.now().astimezone(tz).date()
     start = datetime.combine(today, time.min, tzinfo=tz)
     rows = Episode.objects.owned_by(user).filter(started_at__gte=start, started_at__lt=start + timedelta(days=1))
-    rows = rows.exclude(status=Status.REJECTED).order_by("started_at")[:100]
+    rows = list(rows.exclude(status=Status.REJECTED).order_by("started_at")[:100])
+    view = mcp_project.view_for(user, current_project.get())
+    hidden = mcp_project.hidden(user, view, [f"episode:{e.public_id}" for e in rows])
+    rows = [e for e in rows if f"episode:{e.public_id}" not in hidden]
     lines = [f"# {today.isoformat()}", ""]
     lines += [f"- {e.started_at.astimezone(tz):%H:%M} {e.title or ''}: {e.summary}".strip() for e in rows]
     return "\n".join(lines if rows else [*lines, "Nothing recorded yet today."]) + "\n"

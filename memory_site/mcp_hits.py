@@ -64,11 +64,12 @@ def hits(owner, items: list[RecallItem]) -> dict:
     ids = list(dict.fromkeys(hit_id(i) for i in items))
     opened, _missing = expand(owner, ids)
     by_id = {e["id"]: e for e in opened}
-    out = []
+    out, seen = [], set()
     for item in items:
         key = hit_id(item)
-        if key not in by_id or any(h["id"] == key for h in out):
+        if key not in by_id or key in seen:
             continue
+        seen.add(key)
         out.append(
             {"id": key, "kind": by_id[key]["kind"], "line": _line(item.text), "when": _local_day(item.occurred_at, tz),
              "tokens": _cost(by_id[key])}
@@ -87,7 +88,11 @@ def parse_ids(ids: Iterable[str]) -> dict[str, list[tuple[str, uuid.UUID, int | 
         m = _ID.match(raw.strip()) if isinstance(raw, str) else None
         if m is None:
             continue
-        kind, public_id, index = m.group(1), uuid.UUID(m.group(2)), m.group(3)
+        kind, index = m.group(1), m.group(3)
+        try:
+            public_id = uuid.UUID(m.group(2))
+        except ValueError:  # 36 characters of the right alphabet, but not a uuid
+            continue
         if (index is None) == (kind in ("transcript", "chat")):
             continue  # a turn needs its index, a fact or an episode has none
         out.setdefault(kind, []).append((raw.strip(), public_id, int(index) if index is not None else None))

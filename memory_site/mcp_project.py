@@ -31,10 +31,9 @@ SECTION_OF = {"pinned": "pinned", "fact": "facts", "episode": "episodes", "utter
 
 @dataclass(frozen=True)
 class View:
-    """The project a call works in (None: no project) and whether it named one at all."""
+    """The project a call works in (None: no project, or one Almanac does not know)."""
 
     project: AgentProject | None
-    named: str = ""
 
     def shows(self, project_id: int | None) -> bool:
         return project_id is None or (self.project is not None and project_id == self.project.pk)
@@ -50,8 +49,8 @@ def view_for(owner, text: str) -> View:
         ref = ProjectRef(repository=text)
     else:  # a project's name ("shop"), when exactly one of the owner's projects has it
         named = list(AgentProject.objects.owned_by(owner).filter(name=text)[:2])
-        return View(named[0] if len(named) == 1 else None, text)
-    return View(find_project(owner, ref), text)
+        return View(named[0] if len(named) == 1 else None)
+    return View(find_project(owner, ref))
 
 
 def _uuid(text: str) -> str | None:

@@ -43,7 +43,8 @@ async def _exercise(client) -> dict:
     hits = data(await client.call_tool("search_hits", {"query": "kiln", "limit": 10}))
     full = data(await client.call_tool("search_memory", {"query": "kiln", "limit": 10}))
     by_kind = {h["kind"]: h["id"] for h in hits["hits"]}
-    opened = data(await client.call_tool("expand_hits", {"ids": [*by_kind.values(), "fact:not-an-id"]}))
+    broken = ["fact:not-an-id", "chat:" + "-" * 36 + "#1", "episode:" + "0" * 36]
+    opened = data(await client.call_tool("expand_hits", {"ids": [*by_kind.values(), *broken]}))
     return {"hits": hits, "full": full, "opened": opened}
 
 
@@ -58,7 +59,7 @@ def _check(out: dict) -> None:
     assert long_turn["line"].endswith("…")
     assert count_tokens(json.dumps(out["hits"])) < count_tokens(json.dumps(out["full"]))
     opened = {item["id"]: item for item in out["opened"]["items"]}
-    assert out["opened"]["not_found"] == ["fact:not-an-id"]
+    assert out["opened"]["not_found"] == ["fact:not-an-id", "chat:" + "-" * 36 + "#1", "episode:" + "0" * 36]
     cost = {h["id"]: h["tokens"] for h in hits}
     for key, item in opened.items():
         assert count_tokens(json.dumps(item, ensure_ascii=False)) == cost[key], key

@@ -35,6 +35,8 @@ def _scope(user, name: str, folder: str | None) -> None:
                         turns=[TurnIn(role="user", text=f"Please {turn}", is_owner=True, at=DAY)])  # fmt: skip
     session = store_session(owner=user, data=data_in).session
     EpisodeFactory(owner=user, key=f"chat:{session.public_id}", title=summary, summary=summary, started_at=DAY)
+    EpisodeFactory(owner=user, key=f"chat:{session.public_id}:moment-1", title=summary, summary=summary,
+                   started_at=timezone.now())  # today's digest  # fmt: skip
     fact = FactFactory(owner=user, content=lesson, tags=["lesson", "correction"], predicate="lesson")
     layers.pin_fact(owner=user, fact=fact, salience=0.8, pinned_by="test")
     Lesson.objects.create(owner=user, key=name, kind="correction", text=lesson, fact_public_id=fact.public_id,
@@ -70,6 +72,7 @@ async def _exercise(client) -> dict:
         "transcripts": await call("transcript_search", query="webhook"),
         "day": await call("transcript_day", date="2026-11-24"),
         "memory_file": (await client.read_resource("almanac://memory")).contents[0].text,
+        "today": (await client.read_resource("almanac://digest/today")).contents[0].text,
     }
 
 
@@ -77,7 +80,7 @@ def _check_in_shop(out: dict) -> None:
     assert out["lessons"]["project"] == "shop"
     assert _said(out["lessons"]) == {"shop", "none"}
     assert _said(out["lessons_blog"]) == {"blog", "none"}
-    for key in ("search", "hits", "opened", "recall", "transcripts", "memory_file"):
+    for key in ("search", "hits", "opened", "recall", "transcripts", "memory_file", "today"):
         assert _said(out[key]) == {"shop", "none"}, key
     assert len(out["hits"]["hits"]) >= 6  # a session turn, a summary and a lesson of each visible scope
     assert _said(out["day"]["chats"]) == {"shop", "none"} and out["day"]["other_projects_sessions"] == 1
@@ -88,6 +91,7 @@ async def _without_project(client) -> dict:
         "lessons": data(await client.call_tool("lessons", {})),
         "search": data(await client.call_tool("search_memory", {"query": "webhook", "limit": 20})),
         "memory_file": (await client.read_resource("almanac://memory")).contents[0].text,
+        "today": (await client.read_resource("almanac://digest/today")).contents[0].text,
     }
 
 
