@@ -7,10 +7,11 @@ Runs in its own database ``almanac_bench_ingest`` on the configured PostgreSQL s
 here; never user data). Each session is ingested turn by turn, as an agent does (every request carries the
 conversation so far; only the new pair is inserted), then all sessions are distilled by the idle sweeper.
 
-Hook latency: ``chats/agent_plugin/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per call, start-up
-included) for each of the six events, ``--hooks`` times each, against this process serving the bench database
-over HTTP on loopback; then the time to fail open with the server stopped (nothing listening) and hung
-(connections accepted, never answered).
+Hook latency: ``chats/agent_plugin/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per
+call, start-up included) for each event, ``--hooks`` times each, against this process serving the bench
+database over HTTP on loopback; the transcript events send a real session file's new lines each time (a new
+~2 KB piece per call, read and acknowledged as in use); then the time to fail open with the server stopped
+(nothing listening) and hung (connections accepted, never answered).
 """
 
 from __future__ import annotations
@@ -57,21 +58,39 @@ HOOK_PAYLOADS = {
     "user-prompt-submit": {"hook_event_name": "UserPromptSubmit", "prompt": "add the yaml package to requirements"},
     "pre-tool-use": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm install x"},
                      "tool_use_id": "toolu_1"},
+    "post-tool-use": {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "pytest -q"},
+                      "tool_use_id": "toolu_2", "tool_response": {"stdout": "3 passed", "stderr": ""}},
     "stop": {"hook_event_name": "Stop", "stop_hook_active": False},
+    "subagent-stop": {"hook_event_name": "SubagentStop", "stop_hook_active": False, "agent_id": "a1"},
     "pre-compact": {"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""},
     "session-end": {"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"},
 }  # fmt: skip
+SAMPLE = ROOT / "tests" / "fixtures" / "real_sessions" / "claude_code" / "simonw-sample_session.jsonl"
+
+
+def _transcript(folder: Path, session: str) -> str:
+    """A session file named as Claude Code names it, holding a real session (a new one per call: each Stop sends
+    a whole new piece)."""
+    path = folder / f"{session}.jsonl"
+    path.write_text(SAMPLE.read_text().replace("test-session-id", session))
+    return str(path)
 
 
 def _run_hook(event: str, url: str, token: str, n: int) -> list[float]:
     import subprocess
+    import tempfile
 
     client = ROOT / "chats" / "agent_plugin" / "hook_client.py"
-    env = {"PATH": os.environ.get("PATH", ""), "ALMANAC_URL": url, "ALMANAC_TOKEN": token}
+    folder = Path(tempfile.mkdtemp(prefix="almanac-bench-hooks-"))
+    env = {"PATH": os.environ.get("PATH", ""), "ALMANAC_URL": url, "ALMANAC_TOKEN": token,
+           "ALMANAC_HOOK_STATE_DIR": str(folder / "state")}  # fmt: skip
     out = []
     for i in range(n):
-        body = json.dumps({"session_id": f"bench-{i}", "cwd": "/home/dev/shop", "permission_mode": "default",
-                           "transcript_path": "", **HOOK_PAYLOADS[event]})  # fmt: skip
+        session = f"bench-{event}-{i}"
+        path = _transcript(folder, session)
+        body = json.dumps({"session_id": session, "cwd": "/home/dev/shop", "permission_mode": "default",
+                           "transcript_path": path, "agent_transcript_path": path,
+                           **HOOK_PAYLOADS[event]})  # fmt: skip
         t = time.perf_counter()
         done = subprocess.run([sys.executable, "-S", str(client), event], input=body, capture_output=True, text=True,
                               env=env, timeout=30)  # fmt: skip

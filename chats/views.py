@@ -16,17 +16,21 @@ from accounts import services as account_services
 from accounts.exceptions import DomainError
 from chats import queries, tasks
 from chats.forms import UploadForm
+from chats.privacy import removed_counts
 from chats.services import proxy
 from chats.services.imports import import_path
 from chats.services.sleep import report_markdown
 
 
 def _context(request, **extra) -> dict:
+    private = sorted(removed_counts(request.user).items())
     return {
         "days": queries.sessions_by_day(request.user),
         "lessons": queries.lessons(request.user, limit=100),
         "report": queries.latest_report(request.user),
         "form": UploadForm(),
+        "private_removed": [(entry, n) for entry, n in private if n],
+        "private_total": sum(n for _, n in private),
         **extra,
     }
 

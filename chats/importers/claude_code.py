@@ -107,6 +107,13 @@ def _user_record(s: _Session, rec: dict, calls: dict, at) -> None:
     texts = [str(b.get("text") or "") for b in blocks if b.get("type") == "text"]
     if not texts:
         return
+    origin = rec.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+        # Newer versions say who wrote a user record; anything but a person (a peer session, a task notice)
+        # is kept as what came with the conversation, never as the person's words.
+        extras = [{"kind": "injected", "text": "\n".join(texts)[:4000]}]
+        s.turns.append(TurnIn(role="system", text="", speaker=str(origin.get("kind"))[:200], at=at, extras=extras))
+        return
     typed, extras = split_typed("\n".join(texts))
     if typed.startswith(CAVEAT):
         extras.append({"kind": "injected", "text": typed[:4000]})

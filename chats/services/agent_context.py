@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from accounts.services import user_timezone
 from chats.models import AgentProject, ChatSession, Lesson
+from chats.text import first_sentence
 from ledger.choices import Status
 from ledger.lexicon import stem
 from ledger.models import Episode, PinnedFact
@@ -82,20 +83,41 @@ def matches_query(query: str, item: RecallItem) -> bool:
     return bool(wanted & {stem(w) for w in query_terms(item.text)})
 
 
+def _lesson_facts(owner, items: list[RecallItem]) -> set[str]:
+    """The source refs of items that are lessons' ledger facts (lessons reach agents through their own,
+    project-scoped path, never through recall)."""
+    refs = {i.source_ref.split(":", 1)[1] for i in items if i.source_ref.startswith("fact:")}
+    if not refs:
+        return set()
+    rows = Lesson.objects.owned_by(owner).filter(fact_public_id__in=refs).values_list("fact_public_id", flat=True)
+    return {f"fact:{r}" for r in rows}
+
+
+def _usable(owner, query: str, items: list[RecallItem], allow) -> list[RecallItem]:
+    items = [i for i in items if i.kind != "identity" and matches_query(query, i)]
+    lessons = _lesson_facts(owner, items)
+    items = [i for i in items if i.source_ref not in lessons]
+    if allow is None or not items:
+        return items
+    origin = sessions_of(owner, items)
+    return [i for i in items if i.id not in origin or allow(origin[i.id])]
+
+
 def recalled(owner, query: str, *, budget: int, allow: Callable[[SessionInfo], bool] | None = None) -> list[RecallItem]:
     """The items recall selected for ``query`` that match it on their own and that ``allow`` accepts (items of a
-    chat session are passed to it); identity lines are never included. [] when the gate wants no memory."""
+    chat session are passed to it); never identity lines, never lessons. [] when the gate wants no memory."""
     query = (query or "").strip()
     if not query:
         return []
     result = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=budget)
     if not result.gate.wants_memory:
         return []
-    items = [i for i in result.items if i.kind != "identity" and matches_query(query, i)]
-    if allow is None or not items:
-        return items
-    origin = sessions_of(owner, items)
-    return [i for i in items if i.id not in origin or allow(origin[i.id])]
+    items = _usable(owner, query, result.items, allow)
+    if not items and result.gate.route == "pinned":
+        # Recall's own fallback for a named entity with nothing pinned (here: nothing pinned but lessons).
+        facts = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=budget, scope="facts")
+        items = _usable(owner, query, facts.items, allow)
+    return items
 
 
 def block_lines(owner, items: list[RecallItem]) -> list[str]:
@@ -138,6 +160,9 @@ def session_summary(owner, session: ChatSession) -> str:
     stamp = when_label(when.isoformat(), user_timezone(owner)) if when else "undated"
     gist = episode.summary.strip() if episode is not None and episode.summary else ""
     title = (episode.title if episode is not None and episode.title else session.title).strip()
+    if not gist:  # not distilled yet: what was asked is still known
+        asked = next((t.text for t in session.turns.filter(is_owner=True).order_by("index")[:5] if t.text.strip()), "")
+        gist = f"Asked: {first_sentence(asked, 200)}" if asked else ""
     return " — ".join(p for p in (f"[{stamp}] {title}".strip(), gist) if p)
 
 

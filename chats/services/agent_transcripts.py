@@ -35,7 +35,7 @@ _TAG = re.compile(r"^[0-9a-f]{12}$")
 # Records the importer reads; everything else (file-history snapshots, progress, hook attachments) is dropped.
 KINDS = ("user", "assistant", "summary", "ai-title", "queue-operation")
 ENVELOPE = ("type", "uuid", "sessionId", "timestamp", "cwd", "isSidechain", "isMeta", "isCompactSummary", "agentId",
-            "operation", "summary", "aiTitle", "leafUuid")  # fmt: skip
+            "operation", "summary", "aiTitle", "leafUuid", "origin")  # fmt: skip
 # Values under these keys are identifiers (masking them would break the pairing of calls and results).
 IDS = frozenset({"type", "uuid", "sessionId", "timestamp", "cwd", "agentId", "operation", "id", "tool_use_id",
                  "name", "role", "model", "leafUuid"})  # fmt: skip

@@ -38,20 +38,33 @@ class ImportReport:
     outcomes: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # files that could not be read: "path:line:col: why"
     hints: list[str] = field(default_factory=list)  # files that look like another format
+    empty: list[str] = field(default_factory=list)  # files of this format holding no conversation with the owner
     lines_skipped: Counter = field(default_factory=Counter)  # reason -> count, over all files
     private_removed: int = 0  # <private> spans removed before anything was stored
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.hints
+        """Nothing unreadable, nothing in another format, and something was found (or was already imported)."""
+        return not self.errors and not self.hints and (self.sessions > 0 or self.files_skipped > 0)
+
+    def problem(self, path, fmt: str) -> str:
+        """One line saying why the import did not succeed ("" when it did)."""
+        if self.ok:
+            return ""
+        if self.errors or self.hints:
+            return f"{len(self.errors)} file(s) unreadable, {len(self.hints)} in another format"
+        if not self.files_seen:
+            return f"no {fmt} session files under {path}"
+        return f"no conversation with a message from you in {self.files_seen} {fmt} file(s): nothing was imported"
 
 
-def _hint(file: Path, fmt: str) -> str | None:
+def _hint(file: Path, fmt: str, shown: Path | None = None) -> str | None:
     guess = detect(file)
+    shown = shown or file
     if guess and guess != fmt:
-        return f"{file}: no {fmt} sessions found; this looks like a {guess} file (try --format {guess})"
+        return f"{shown}: no {fmt} sessions found; this looks like a {guess} file (try --format {guess})"
     if guess is None:
-        return f"{file}: no {fmt} sessions found and the file matches no known format"
+        return f"{shown}: no {fmt} sessions found and the file matches no known format"
     return None
 
 
@@ -123,9 +136,13 @@ def import_path(
             continue
         report.lines_skipped.update(lines.skipped)
         if not sessions:
-            hint = _hint(file, fmt)
+            shown = Path(label.split(":", 2)[-1]) if label else file  # an upload's own name, not its temporary path
+            hint = _hint(file, fmt, shown)
             if hint:
                 report.hints.append(hint)
+            else:
+                why = ", ".join(f"{n} {reason}" for reason, n in sorted(lines.skipped.items())) or "nothing readable"
+                report.empty.append(f"{shown}: read as {fmt}, but no conversation had a message from you ({why})")
         _store_all(owner, sessions, _tagger(spec, file, label), report, distill_now)
         with transaction.atomic():
             ImportedFile.objects.update_or_create(

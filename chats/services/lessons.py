@@ -34,8 +34,8 @@ def _event(lesson: Lesson, event: str, now: datetime) -> None:
 
 def _key(moment: Moment, project: str) -> str:
     if moment.kind == "error" and moment.signature:
-        # (project, tool, error class, command shape): two different failures never share a lesson.
-        return hashlib.sha256(f"error\x1f{moment.signature}".encode()).hexdigest()
+        # (project, the cause without its particulars): one cause is one lesson, whichever tool or file it hit.
+        return hashlib.sha256(f"error\x1f{project}\x1f{moment.signature}".encode()).hexdigest()
     basis = moment.signature if moment.kind == "surprise" and moment.signature else moment.lesson
     return normalise_key(f"{moment.kind} {project} {basis}")
 

@@ -34,6 +34,16 @@ def test_the_page_shows_sessions_episodes_lessons_and_the_report(auth_client, im
 
 
 @pytest.mark.django_db
+def test_the_page_counts_private_spans_and_names_projects_and_subagents(auth_client, imported, user):
+    from chats.services.ingest import ingest
+
+    ingest(owner=user, agent_id="a", conversation_id="c-priv", turns=[{"user": "Hi <private>door 4417</private>"}])
+    html = auth_client.get("/chats/").content.decode()
+    assert "1 span so far (ingest 1)" in html and "4417" not in html
+    assert "project shop" in html and "subagent of" in html
+
+
+@pytest.mark.django_db
 def test_the_report_as_markdown(auth_client, imported):
     r = auth_client.get("/chats/report.md")
     assert r["Content-Type"].startswith("text/markdown")

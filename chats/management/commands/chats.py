@@ -71,10 +71,12 @@ class Command(BaseCommand):
             self.stdout.write(f"skipped {n} line(s): {reason}")
         for hint in report.hints:
             self.stderr.write(f"hint: {hint}")
+        for note in report.empty:
+            self.stderr.write(f"note: {note}")
         for err in report.errors:
             self.stderr.write(f"error: {err}")
         if not report.ok:
-            raise CommandError(f"{len(report.errors)} file(s) unreadable, {len(report.hints)} in another format")
+            raise CommandError(report.problem(path, format or "detected"))
 
     def do_hook(self, *, event, user=None, **_):
         """The same exchange as the stdlib client, in process: the transcript lines and the project are read
