@@ -31,8 +31,10 @@ from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_lik
 from distill.inputs import day_input
 from distill.models import Claim, MinImportance, Mode
 from distill.writing import PassReport
+from ledger import hashing
+from ledger import queries as ledger_queries
 from ledger.choices import Status
-from ledger.models import Fact
+from ledger.models import Fact, Refusal
 from ledger.redaction import redact_text
 from ledger.services import EvidenceIn, layers
 
@@ -299,6 +301,10 @@ class RememberResult:
     outcome: str  # admitted | escalated | contradicted | corroborated | duplicate | refused | dropped | off
     fact: Fact | None = None
     reason: str = ""
+    # Why, for a person: the held fact this claim repeats (duplicate, corroborated) or contradicts (escalated),
+    # and the lasting refusal that kept it out (refused: its kind and date; the refused text is not kept).
+    related: Fact | None = None
+    refusal: Refusal | None = None
 
     @property
     def status(self) -> str | None:
@@ -310,7 +316,11 @@ class RememberResult:
             "id": str(self.fact.public_id) if self.fact else None,
             "status": self.status,
             "reason": self.reason,
+            "related_id": str(self.related.public_id) if self.related else None,
         }
+
+
+CONTRADICTS_REASON = "contradicts-accepted"
 
 
 def _owner_day(owner) -> str:
@@ -381,9 +391,18 @@ def _write_remembered(owner, scored, policy, *, source_key: str, quote: str, sou
         trust.apply_gates([scored], policy, existing_hashes=writing.active_hashes(owner) - set(existing))
         same = existing.get(content_hash(cand.content))
         if same is not None and same.status in writing.ACTIVE:
-            return RememberResult("duplicate", fact=same, reason="already proposed today")
-        if scored.decision not in (trust.ACCEPTED, trust.PENDING):
+            return RememberResult("duplicate", fact=same, reason="already proposed today", related=same)
+        if scored.decision not in (trust.ACCEPTED, trust.PENDING) and scored.reason != "duplicate":
             return RememberResult("dropped", reason=scored.reason)
+        held = _held_saying(owner, cand, duplicate=scored.reason == "duplicate")
+        if held is not None or scored.reason == "duplicate":
+            return RememberResult("duplicate", reason="duplicate", related=held)
+        person = cand.person if cand.attribution == "third_party" else None
+        contradicted = ledger_queries.find_contradicting(
+            owner=owner, content=cand.content, subject=cand.attribution, person=person
+        )
+        if contradicted is not None:
+            scored.reason = CONTRADICTS_REASON  # queued for the person, never silently: the caller is told
         ctx = writing.WriteContext(
             owner=owner,
             source_key=source_key,
@@ -399,14 +418,38 @@ def _write_remembered(owner, scored, policy, *, source_key: str, quote: str, sou
                 extractor_version="1",
                 capture_confidence=cand.capture_confidence,
                 source_label=source_key,
-                details=s.evidence_payload(),
+                details=s.evidence_payload()
+                | ({"contradicts": str(contradicted.public_id)} if contradicted is not None else {}),
             ),
             existing=existing,
         )
         result = writing.propose(ctx, scored)
         if result.fact is not None and result.admitted:
             writing.record_claim(ctx, cand.content_hash, result.fact)
-    return RememberResult(result.outcome, fact=result.fact, reason=scored.reason)
+    if result.outcome == "refused":
+        return RememberResult("refused", reason=f"refused:{result.refusal.matched_on}", refusal=result.refusal.refusal)
+    if not result.admitted:  # corroborated / duplicate: an active fact already says it
+        return RememberResult(result.outcome, fact=result.fact, reason=result.outcome, related=result.fact)
+    outcome = "escalated" if contradicted is not None and result.outcome == "admitted" else result.outcome
+    return RememberResult(
+        outcome,
+        fact=result.fact,
+        reason=result.fact.status_reason or scored.reason,
+        related=result.conflict_with or contradicted,
+        refusal=result.refusal.refusal if result.previously_rejected else None,
+    )
+
+
+def _held_saying(owner, cand: Candidate, *, duplicate: bool) -> Fact | None:
+    """An active fact about the same subject that says ``cand`` in other words (the same words are left to
+    ``propose_fact``, which adds the agent's evidence to it), or, ``duplicate`` (the gate found its hash
+    among active claims), in the same words."""
+    person = cand.person if cand.attribution == "third_party" else None
+    subject = {"owner": owner, "content": cand.content, "subject": cand.attribution, "person": person}
+    if duplicate:
+        return ledger_queries.find_by_text(**subject)
+    held = ledger_queries.find_restating(**subject)
+    return held if held is not None and held.text_key != hashing.text_key(cand.content) else None
 
 
 @dataclass

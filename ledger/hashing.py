@@ -180,6 +180,22 @@ def values_conflict(a, b) -> bool:
     return bool(va - bodies(b)) and bool(vb - bodies(a))
 
 
+def contradicts(a, b) -> bool:
+    """Two signatures of claims about one subject that say opposite things: the same words with the polarity
+    flipped ("allergic to peanuts" / "not allergic to peanuts", a detail or two added on one side), or the same
+    words holding different values ("lives in Lisbon" / "lives in Porto", "at 3pm" / "at 4pm"). Only what the
+    hashed words can show: a red bicycle and a blue one look alike here, a denial of one value beside another
+    value ("not in Lisbon" / "in Porto") is no contradiction."""
+    sa, sb = set(a), set(b)
+    wa, wb = {t[1:] for t in sa if t[0] == "w"}, {t[1:] for t in sb if t[0] == "w"}
+    if not wa or not wb:
+        return False
+    if any(t[0] == "x" for t in sa) != any(t[0] == "x" for t in sb):
+        small, large = sorted((wa, wb), key=len)
+        return small <= large and len(large - small) <= 2 and not values_conflict(sa, sb)
+    return wa == wb and values_conflict(sa, sb)
+
+
 def normalize_name(name: str) -> str:
     return normalize_text(name)
 

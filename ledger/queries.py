@@ -271,6 +271,30 @@ def find_similar(
     return scored[:limit]
 
 
+def find_restating(*, owner, content: str, subject: str = "user", person=None) -> Fact | None:
+    """An active fact about the same subject that already says all ``content`` says: a paraphrase
+    (``find_similar``) adding no content word the fact lacks ("… in a string quartet" adds one: not restating)."""
+    words = hashing.bodies(hashing.token_signature(content, subject_names(owner=owner, subject=subject, person=person)))
+    similar = find_similar(owner=owner, content=content, subject=subject, person=person, limit=5)
+    return next((f for f, _ in similar if words <= hashing.bodies(f.token_hashes)), None)
+
+
+def find_contradicting(*, owner, content: str, subject: str = "user", person=None) -> Fact | None:
+    """The newest accepted fact, valid now, about the same subject that ``content`` contradicts
+    (``hashing.contradicts``: polarity flipped or a different value in the same words), or None."""
+    names = known_names(owner=owner)
+    sig = hashing.token_signature(
+        content, subject_names(owner=owner, subject=subject, person=person), known_names=names
+    )
+    # A word may be hashed as a name in one signature and as a word in the other: ask for both spellings.
+    spellings = sorted({k + t[1:] for t in sig if t[0] == "w" for k in "wp"})
+    if not spellings:
+        return None
+    qs = Fact.objects.owned_by(owner).filter(status=Status.ACCEPTED, token_hashes__overlap=spellings)
+    qs = _filter_subject(qs, owner, subject, person).valid_at(timezone.now())
+    return next((f for f in qs.order_by("-recorded_at")[:500] if hashing.contradicts(sig, f.token_hashes)), None)
+
+
 def find_supporting(*, owner, content: str, threshold: float = hashing.PARAPHRASE_THRESHOLD) -> Fact | None:
     """An accepted fact that supports ``content`` ("supported by an active memory"), or None."""
     exact = find_by_text(owner=owner, content=content, statuses=(Status.ACCEPTED,))

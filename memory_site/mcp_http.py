@@ -1,19 +1,29 @@
 """Streamable HTTP for the MCP server inside Django (WSGI): bearer token and Origin checked here, then the
 request is handed to the SDK's session manager (stateless, JSON responses) as an ASGI call.
+
+Bad input inside a JSON-RPC request (a string argument over ``ALMANAC_MAX_FIELD_CHARS``, a NUL character) is
+answered here as a JSON-RPC error naming the argument, with the request's id, so an MCP client reports the reason
+instead of an HTTP status it cannot read (the site's request-limit middleware leaves /mcp's strings to this module).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import INVALID_PARAMS
 
 from memory_site import mcp
+from memory_site.middleware import BadInput, check_strings
+from memory_site.middleware import _walk_strings as walk_strings
+
+PROJECT_HEADER = "X-Almanac-Project"  # the connection's default project (percent-encoded when not ASCII)
 
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 
@@ -51,9 +61,36 @@ def _scope(request: HttpRequest) -> dict:
     }
 
 
-async def _dispatch(scope: dict, body: bytes, owner, client: str) -> tuple[int, list, bytes]:
+def input_error(body: bytes) -> JsonResponse | None:
+    """A JSON-RPC error for each request whose params break a string limit; None when every request is fine
+    (or the body is not JSON-RPC at all: the SDK answers that in its own words)."""
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return None
+    requests = document if isinstance(document, list) else [document]
+    errors = []
+    for request in requests:
+        if not isinstance(request, dict):
+            continue
+        try:
+            check_strings(walk_strings(request.get("params"), "params"), max_chars=settings.ALMANAC_MAX_FIELD_CHARS)
+        except BadInput as exc:
+            error = {"code": INVALID_PARAMS, "message": f"Invalid params: {exc.detail}"}
+            errors.append({"jsonrpc": "2.0", "id": request.get("id"), "error": error})
+    if not errors:
+        return None
+    return JsonResponse(errors if isinstance(document, list) else errors[0], safe=False, status=200)
+
+
+def project_of(request: HttpRequest) -> str:
+    return unquote(request.headers.get(PROJECT_HEADER, "")).strip()[: mcp.PROJECT_MAX]
+
+
+async def _dispatch(scope: dict, body: bytes, owner, client: str, project: str = "") -> tuple[int, list, bytes]:
     mcp.current_owner.set(owner)
     mcp.current_client.set(client)
+    mcp.current_project.set(project)
     sent = {"status": 500, "headers": [], "body": b""}
     delivered = False
 
@@ -76,17 +113,17 @@ async def _dispatch(scope: dict, body: bytes, owner, client: str) -> tuple[int, 
     return sent["status"], sent["headers"], sent["body"]
 
 
-def _run(scope: dict, body: bytes, owner) -> tuple[int, list, bytes]:
+def _run(scope: dict, body: bytes, owner, project: str) -> tuple[int, list, bytes]:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return async_to_sync(_dispatch)(scope, body, owner, "http")  # the normal WSGI case
+        return async_to_sync(_dispatch)(scope, body, owner, "http", project)  # the normal WSGI case
     # This thread already runs an event loop (an embedding app or test harness): use a thread of our own.
     result: dict = {}
 
     def target():
         try:
-            result["value"] = asyncio.run(_dispatch(scope, body, owner, "http"))
+            result["value"] = asyncio.run(_dispatch(scope, body, owner, "http", project))
         except BaseException as exc:  # re-raised in the request thread
             result["error"] = exc
 
@@ -99,7 +136,10 @@ def _run(scope: dict, body: bytes, owner) -> tuple[int, list, bytes]:
 
 
 def handle(request: HttpRequest, owner) -> HttpResponse:
-    status, headers, body = _run(_scope(request), request.body, owner)
+    refused = input_error(request.body) if request.method == "POST" else None
+    if refused is not None:
+        return refused
+    status, headers, body = _run(_scope(request), request.body, owner, project_of(request))
     response = HttpResponse(body, status=status)
     for k, v in headers:
         name = k.decode("latin-1")

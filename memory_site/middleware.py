@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 NUL = "\x00"
 BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 JSON_PREFIXES = ("/api/", "/mcp", "/v1/")
+MCP_PATH = "/mcp"
 
 
 class BadInput(Exception):
@@ -114,6 +115,8 @@ def check_request(request: HttpRequest) -> None:
         fields = ((f"field {k}", s) for k, values in request.POST.lists() for s in [k, *values])
         check_strings(fields, max_chars=settings.ALMANAC_MAX_FIELD_CHARS)
         return
+    if request.path == MCP_PATH:
+        return  # JSON-RPC: memory_site.mcp_http answers bad strings as JSON-RPC errors an MCP client can read
     body = request.body  # read once here; Django caches it for the view
     if b"\x00" in body:
         raise BadInput(400, "body: NUL bytes are not allowed")

@@ -2,34 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
-import threading
 
 import pytest
-from django.conf import settings
-from django.db import connection
 
 from accounts import services
 from chats.services.conversations import import_conversation
 from ledger.models import Fact
 from memory_site import mcp
 from tests.factories import FactFactory
+from tests.memory_site.mcp_clients import over_http, over_stdio
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TOOLS = {"recall", "search_memory", "remember", "transcript_day", "transcript_search", "review_queue", "lessons",
-         "events_timeline"}  # fmt: skip
-
-
-def _database_url() -> str:
-    s = connection.settings_dict
-    host = s.get("HOST") or ""
-    if host.startswith("/"):
-        return f"postgresql://{s['USER']}:{s.get('PASSWORD') or ''}@/{s['NAME']}?host={host}"
-    return f"postgresql://{s['USER']}:{s.get('PASSWORD') or ''}@{host}:{s.get('PORT') or 5432}/{s['NAME']}"
+TOOLS = {"recall", "search_memory", "search_hits", "expand_hits", "remember", "transcript_day", "transcript_search",
+         "review_queue", "lessons", "events_timeline"}  # fmt: skip
 
 
 @pytest.fixture
@@ -48,24 +35,6 @@ def memory(user):
         ],
     )
     return user
-
-
-def _run(make_coro):
-    """asyncio.run in a thread of its own (a browser test may have left an event loop in this one)."""
-    out: dict = {}
-
-    def target():
-        try:
-            out["value"] = asyncio.run(make_coro())
-        except BaseException as exc:
-            out["error"] = exc
-
-    worker = threading.Thread(target=target)
-    worker.start()
-    worker.join()
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
 
 
 def _text(result) -> dict:
@@ -97,41 +66,18 @@ def _check(out: dict, user) -> None:
     assert out["day"]["chats"][0]["title"] == "Standup"
     assert any("beehive" in i["text"] for i in out["tsearch"]["items"])
     assert any("Porto" in i["content"] for i in out["queue"]["items"])
-    assert out["lessons"] == {"items": []}
+    assert out["lessons"]["items"] == [] and out["lessons"]["project"] is None
     assert out["events"]["date"] == "2026-11-24" and out["events"]["events"] == []
     assert out["bad"].is_error
 
 
 def test_every_tool_through_the_sdk_stdio_client(memory):
-    from mcp import Client, StdioServerParameters
-
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["manage.py", "mcp", "--user", "alice"],
-        cwd=str(settings.BASE_DIR),
-        env={**os.environ, "DATABASE_URL": _database_url()},
-    )
-
-    async def run():
-        async with Client(params) as client:
-            return await _exercise(client)
-
-    _check(_run(run), memory)
+    out, _log = over_stdio("alice", _exercise)
+    _check(out, memory)
 
 
 def test_every_tool_over_streamable_http_with_a_bearer_token(memory, live_server):
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    token = services.create_token(owner=memory, name="agent")[1]
-
-    async def run():
-        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-        async with http, Client(streamable_http_client(f"{live_server.url}/mcp", http_client=http)) as client:
-            return await _exercise(client)
-
-    _check(_run(run), memory)
+    _check(over_http(memory, live_server, _exercise), memory)
 
 
 def test_http_requires_a_bearer_token_and_a_same_site_origin(client, user):

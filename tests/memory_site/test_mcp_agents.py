@@ -5,16 +5,13 @@ today's digest are resources, "what do you know about X" is a prompt; GET /mcp i
 from __future__ import annotations
 
 import json
-import os
-import sys
 
 import pytest
-from django.conf import settings
 
 from accounts import services
 from ledger.services import layers
 from tests.factories import FactFactory
-from tests.memory_site.test_mcp import _database_url, _run
+from tests.memory_site.mcp_clients import over_http, over_stdio
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -56,8 +53,8 @@ def _check(out: dict) -> None:
     texts = [t for _, t in reasons]
     assert "query must be a non-empty string" in texts[0]
     assert "date must be YYYY-MM-DD" in texts[1]
-    assert "longer than 500" in texts[2]
-    assert "bogus" in texts[3] and "Extra inputs are not permitted" in texts[3]
+    assert "content" in texts[2] and "at most 500" in texts[2]
+    assert "bogus: unknown argument" in texts[3]
     assert "scope" in texts[4]
     assert not any(t.strip() == "Error executing tool recall" for t in texts)
     assert any("herb garden" in i["text"] for i in out["auto"]["items"])
@@ -69,31 +66,12 @@ def _check(out: dict) -> None:
 
 
 def test_agent_surface_through_the_sdk_stdio_client(memory):
-    from mcp import Client, StdioServerParameters
-
-    params = StdioServerParameters(command=sys.executable, args=["manage.py", "mcp", "--user", "alice"],
-                                   cwd=str(settings.BASE_DIR), env={**os.environ, "DATABASE_URL": _database_url()})  # fmt: skip
-
-    async def run():
-        async with Client(params) as client:
-            return await _exercise(client)
-
-    _check(_run(run))
+    out, _log = over_stdio("alice", _exercise)
+    _check(out)
 
 
 def test_agent_surface_over_streamable_http(memory, live_server):
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    token = services.create_token(owner=memory, name="agent")[1]
-
-    async def run():
-        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-        async with http, Client(streamable_http_client(f"{live_server.url}/mcp", http_client=http)) as client:
-            return await _exercise(client)
-
-    _check(_run(run))
+    _check(over_http(memory, live_server, _exercise))
 
 
 def test_get_mcp_is_405_because_the_server_does_not_stream(client, user):

@@ -16,12 +16,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--user", required=True, help="whose memories the agent may use")
         parser.add_argument("--client", default="stdio", help="label recorded on memories the agent proposes")
+        parser.add_argument(
+            "--project",
+            default="",
+            help="the working directory or repository the agent works in: other projects' lessons and sessions "
+            "stay out (a tool's own project argument wins)",
+        )
 
-    def handle(self, *args, user: str, client: str, **options):
+    def handle(self, *args, user: str, client: str, project: str, **options):
         try:
             owner = get_user_model().objects.get(username=user)
         except get_user_model().DoesNotExist as exc:
             raise CommandError(f"No such user: {user}") from exc
         mcp.current_owner.set(owner)
         mcp.current_client.set(client)
+        mcp.current_project.set(project.strip()[: mcp.PROJECT_MAX])
         anyio.run(mcp.server.run_stdio_async)
