@@ -21,7 +21,7 @@ from distill.api import router as distill_router
 from ledger.api import router as ledger_router
 from ledger.recall.api import router as memory_router
 from memory_site import health as health_checks
-from memory_site.middleware import map_exception
+from memory_site.middleware import error_response, map_exception
 from memory_site.schemas import HealthOut
 from review.api import router as review_router
 from screen.api import router as screen_router
@@ -79,7 +79,7 @@ def http_error(request, exc: HttpError):
 def server_error(request, exc: Exception):
     # Bad input that only shows late (a body read inside ninja, a value PostgreSQL refuses) is the client's.
     if mapped := map_exception(exc):
-        return api.create_response(request, {"detail": mapped[1]}, status=mapped[0])
+        return error_response(request, *mapped)
     # Log the type and traceback server-side; the client only learns that it failed.
     logger.exception("API error on %s %s", request.method, request.path)
     if settings.DEBUG:

@@ -18,6 +18,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from accounts.database import DISK_FULL, LOST, database_trouble
 from accounts.services import user_timezone
 from wearables.connectors import ProviderError
 from wearables.models import Conversation, DayTranscript, NativeMemoryImport, Source, SyncRun, Utterance
@@ -35,8 +36,6 @@ INTERRUPTED_AFTER = timedelta(hours=1)  # the deep sync task's timeout is 30 min
 # dies or the database restarts, so the next sync knows at once that a run still marked "running" is dead.
 RUN_LOCK_CLASS = 0x5759_4E43  # "WYNC"
 DB_LOST = "database unavailable (connection lost or server restarting); nothing of this day was written"
-SHUTDOWN_SQLSTATES = ("57P01", "57P02", "57P03")  # admin shutdown, crash shutdown, cannot connect now
-DISK_FULL_SQLSTATE = "53100"  # PostgreSQL could not extend a file: its disk (the data directory's) is full
 DB_DISK_FULL = "the database's disk is full; nothing of this day was written (free space, then sync again)"
 # Bee has no wearer flag and aligns against the others, so it goes last.
 SYNC_ORDER = {"limitless": 0, "omi": 1, "bee": 2}
@@ -188,13 +187,13 @@ def _sync_day_with_retry(ctx: _DaySync, day: date, errors: list[str]) -> str:
             ctx.say(f"{day}: failed: {message}")
             return "refused" if exc.permanent else "failed"
         except (OperationalError, InterfaceError) as exc:
-            trouble = _database_trouble(exc)
-            if trouble == "disk full":
+            trouble = database_trouble(exc)
+            if trouble == DISK_FULL:
                 logger.error("wearables sync of %s %s: %s", ctx.source.kind, day, DB_DISK_FULL)
                 errors.append(f"{day}: {DB_DISK_FULL}")
                 ctx.say(f"{day}: failed: {DB_DISK_FULL}")
                 return "failed"
-            if trouble == "lost":
+            if trouble == LOST:
                 logger.error("wearables sync of %s %s: %s", ctx.source.kind, day, DB_LOST)
                 if attempt == 1 and await_database(ctx.run):
                     ctx.warnings.append(f"{day}: {DB_LOST}; written again once the database was back")
@@ -242,17 +241,6 @@ def _sync_day(ctx: _DaySync, day: date) -> None:
         around = [day - timedelta(days=1), day, day + timedelta(days=1)]
         reprocess_stored_days(owner=ctx.owner, dates=around if any(c.elided for c in convos) else [day], exclude=source)
     ctx.say(f"{day}: {len(convos)} conversations, {'changed' if changed else 'unchanged'}")
-
-
-def _database_trouble(exc: Exception) -> str:
-    """ "lost" (the connection or the server went away: client-side errors carry no SQLSTATE, the server's
-    shutdown and connection failures are 57P01-57P03 and class 08), "disk full" (53100), or "" for any other."""
-    sqlstate = getattr(exc.__cause__, "sqlstate", None)
-    if sqlstate == DISK_FULL_SQLSTATE:
-        return "disk full"
-    if isinstance(exc, InterfaceError) or sqlstate is None or sqlstate[:2] == "08" or sqlstate in SHUTDOWN_SQLSTATES:
-        return "lost"
-    return ""
 
 
 def await_database(run: SyncRun | None = None) -> bool:
