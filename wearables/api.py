@@ -109,10 +109,13 @@ def sync(request, payload: SyncIn):
                 source=services.parse_kind(payload.source),
                 dates=dates,
                 force_memories=payload.force_memories,
+                interactive=True,
             )
         ]
     else:
-        runs = services.sync_enabled_sources(owner=owner, dates=dates, force_memories=payload.force_memories)
+        runs = services.sync_enabled_sources(
+            owner=owner, dates=dates, force_memories=payload.force_memories, interactive=True
+        )
         if not runs:
             raise services.WearablesError(
                 "No source is enabled: enable one with PUT /api/v1/wearables/sources/{source}"
