@@ -113,4 +113,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the finally block still stops the server
     main()

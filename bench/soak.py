@@ -210,12 +210,28 @@ def check_writes(record: Record, users: list[SoakUser], wearables) -> dict:
         chains.append(report.length)
         if not (report.ok and replay):
             problems.append(f"{head.owner.get_username()}: {report.line()}; projection = replay: {replay}")
-    utterances, wearable_problems = wearables_problems(list(owners.values()), wearables)
+    caught_up = _catch_up(owners.values())
+    forgotten = {name: {n for _, n in people} for name, people in record.forgotten.items()}
+    utterances, wearable_problems = wearables_problems(list(owners.values()), wearables, forgotten)
     problems += wearable_problems
     failed = list(Task.objects.filter(success=False).values_list("func", flat=True))
     return {"turns": turns, "commits": commits, "chains": len(chains), "chain_commits": sum(chains),
+            "caught_up": caught_up,
             "utterances": utterances, "forgotten": sum(len(v) for v in record.forgotten.values()),
             "failed_tasks": failed, "problems": problems}  # fmt: skip
+
+
+def _catch_up(owners) -> int:
+    """One more sync of every stored day of each user, after the faults: the days a fault left behind are
+    caught up (and a forgotten person's turns do not come back). Returns the days it changed."""
+    from wearables import services as sources
+    from wearables.models import DayTranscript
+
+    changed = 0
+    for owner in owners:
+        dates = sorted(set(DayTranscript.objects.filter(owner=owner).values_list("local_date", flat=True)))
+        changed += sum(run.days_changed for run in sources.sync_enabled_sources(owner=owner, dates=dates or None))
+    return changed
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -262,7 +278,8 @@ def report(args, record: Record, timeline: Timeline, checks: dict, queue: tuple[
         f"{_percentile(quiet_recall, 0.95) * 1000:.0f} ms)",
         f"acknowledged writes: {checks['turns']} chat turns, {checks['commits']} ledger commits, "
         f"{checks['forgotten']} people forgotten, {record.exports} exports; "
-        f"{checks['utterances']} utterances checked against a quiet sync",
+        f"{checks['utterances']} utterances checked against a quiet sync (the catch-up sync after the run "
+        f"changed {checks['caught_up']} days)",
         f"chains: {checks['chains']} verified and replayed ({checks['chain_commits']} commits)",
         f"task queue: {queue[0]} left after waiting {queue[1]:.0f} s; failed tasks: {len(checks['failed_tasks'])}"
         + (f" ({', '.join(sorted(set(checks['failed_tasks'])))})" if checks["failed_tasks"] else ""),
