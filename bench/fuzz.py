@@ -47,7 +47,7 @@ def run_schemathesis(base_url: str, token: str, args, report: Path) -> subproces
         "--request-timeout", "60", "--suppress-health-check", "all", "--generation-database", "none",
         "--report", "ndjson", "--report-ndjson-path", str(report), "--output-truncate", "true",
     ]  # fmt: skip
-    return subprocess.run(argv, capture_output=True, text=True, timeout=args.timeout)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=args.timeout, cwd=report.parent)
 
 
 def summarize(report: Path) -> tuple[int, int, dict[str, list[str]]]:
