@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.exceptions import DomainError
 from screen.collector.client import Item, ScreenPipeClient, ScreenPipeError, parse_ts
 from screen.collector.signals import SignalDeriver, SignalDraft
 from screen.models import CollectRun, ScreenSource, Signal
@@ -27,6 +28,13 @@ log = logging.getLogger(__name__)
 
 WINDOW = timedelta(minutes=30)
 LOCK_NAMESPACE = 0x5C12  # advisory-lock key space of screen collects (second key: the source id)
+ALREADY_RUNNING = "another collect of this source is running"
+
+
+class CollectBusy(DomainError):
+    """A collect was asked for while another collect of the same source runs (the schedule, another node)."""
+
+    status_code = 409
 
 
 def _cursor_tuple(source: ScreenSource) -> tuple | None:
@@ -142,7 +150,7 @@ def collect(
                 trigger=trigger,
                 status=CollectRun.Status.FAILED,
                 finished_at=timezone.now(),
-                error="another collect of this source is running",
+                error=ALREADY_RUNNING,
             )
         # Re-read under the lock: a collect that just finished moved the cursor and the deriver's state.
         source = ScreenSource.objects.select_related("owner").get(pk=source.pk)
