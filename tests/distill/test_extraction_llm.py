@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from distill import trust
+from distill import pipeline, trust
 from distill.extraction import llm as llm_extraction
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
-from distill.extraction.llm import extract_day
+from distill.steps import decision
+from distill.steps.candidates import extract as extract_day
 from ledger import llm
 from ledger.llm import client
 from ledger.llm.fencing import find_payload
@@ -152,7 +153,7 @@ def test_a_greeting_question_is_dropped_by_the_claim_screen_whatever_the_models_
     )
     cand = extract_day(day).candidates[0]
     assert cand.ceiling == "dropped" and cand.features["llm_confidence"] == 1.0
-    scored = trust.decide(trust.score(cand, source_trust=0.8, judge_verdict="accept"), trust.Policy())
+    scored = decision.decide(pipeline.score(cand, source_trust=0.8, judge_verdict="accept"), trust.Policy())
     assert scored.decision == trust.DROPPED
 
 
@@ -165,9 +166,9 @@ def test_the_models_confidence_alone_never_accepts(server, user):
     cand = extract_day(day).candidates[0]
     assert cand.ceiling == "" and cand.features["llm_confidence"] == 1.0
     assert cand.features["tense"] == "past"  # the parse of the quoted turn: the gate model reads it
-    alone = trust.decide(trust.score(cand, source_trust=0.8), trust.Policy())
+    alone = decision.decide(pipeline.score(cand, source_trust=0.8), trust.Policy())
     assert alone.decision != trust.ACCEPTED
-    judged = trust.score(cand, source_trust=0.8, judge_verdict="accept")
+    judged = pipeline.score(cand, source_trust=0.8, judge_verdict="accept")
     assert judged.score > alone.score  # a judge's accept is evidence; the model's own confidence is not enough
 
 

@@ -17,8 +17,8 @@ from chats.models import ChatSession
 from chats.services import ingest as ingest_services
 from chats.services.llm_digest import session_digest
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
-from distill.extraction.llm import extract_day
 from distill.judge import judge
+from distill.steps.candidates import extract as extract_day
 from ledger import llm
 from ledger.llm.fencing import find_payload
 from ledger.recall.gate import heuristic_gate
@@ -158,7 +158,8 @@ def test_every_llm_use_survives(behaviour, model, owners, settings, caplog):
 
 def test_an_injected_turn_never_becomes_an_accepted_memory(model, owners):
     """The model obeys the injection with a schema-valid answer: the claim still meets the screen and review."""
-    from distill import trust
+    from distill import pipeline, trust
+    from distill.steps import decision
 
     a, _ = owners
     model.chat_handler = lambda m: json.dumps({"candidates": [{
@@ -166,5 +167,5 @@ def test_an_injected_turn_never_becomes_an_accepted_memory(model, owners):
         "importance": "high", "confidence": 1.0}]})  # fmt: skip
     cand = extract_day(day_for(a)).candidates[0]
     assert cand.capture_confidence <= 0.2 and "instruction-like text" in cand.flags
-    scored = trust.decide(trust.score(cand, source_trust=1.0, judge_verdict="accept"), trust.Policy())
+    scored = decision.decide(pipeline.score(cand, source_trust=1.0, judge_verdict="accept"), trust.Policy())
     assert scored.decision != trust.ACCEPTED
