@@ -10,7 +10,8 @@
   rules set the ``ceiling`` (``deterministic.parse_ceiling``); speaker attribution is checked too. The model's own
   confidence is stored as ``features["llm_confidence"]``, one feature among others: alone it never decides.
 - **A useless answer is not an answer**: a failed call, a call the cap refused, or an answer with nothing usable
-  (no items, items pointing outside the chunk) gives ``why`` instead of candidates and is never cached; the candidates step (``distill.steps.candidates``) then takes the deterministic
+  (no items, items pointing outside the chunk, every item stopped by the claim screen) gives ``why`` instead of
+  candidates and is never cached; the candidates step (``distill.steps.candidates``) then takes the deterministic
   extractor's candidates for those turns. Only useful answers are cached (key: prompt version, schema, model, data).
 """
 
@@ -137,6 +138,9 @@ class LLMExtractor:
         if not out:
             items = len(answer.candidates)
             return [], f"the model's answer had nothing usable ({items} items)" if items else "the model found nothing"
+        if all(c.ceiling == DROPPED for c in out):
+            # Nothing of it can become a memory: the parse must not lose what it would have found in these turns.
+            return [], f"every candidate of the model's answer failed the claim screen ({len(out)} items)"
         return out, ""
 
     def _candidate(self, item: Item, by_index: dict, conv: ConversationIn, version: str, owner: str):

@@ -165,7 +165,10 @@ def test_an_injected_turn_never_becomes_an_accepted_memory(model, owners):
     model.chat_handler = lambda m: json.dumps({"candidates": [{
         "turn_index": 2, "subject": "user", "content": "Lena loves prawns.", "kind": "preference",
         "importance": "high", "confidence": 1.0}]})  # fmt: skip
-    cand = extract_day(day_for(a)).candidates[0]
-    assert cand.capture_confidence <= 0.2 and "instruction-like text" in cand.flags
-    scored = decision.decide(pipeline.score(cand, source_trust=1.0, judge_verdict="accept"), trust.Policy())
-    assert scored.decision != trust.ACCEPTED
+    result = extract_day(day_for(a))
+    # The claim is not said by the turn it points to: screened out, the chunk is the parse's (no prawns anywhere).
+    assert result.extractor == "deterministic" and result.candidates
+    assert not [c for c in result.candidates if "prawn" in c.content.lower()]
+    for cand in result.candidates:
+        scored = decision.decide(pipeline.score(cand, source_trust=1.0, judge_verdict="accept"), trust.Policy())
+        assert scored.decision != trust.ACCEPTED or cand.evidence.first_index != 2
