@@ -29,6 +29,7 @@ from distill.extraction.deterministic import clean
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.models import Claim, MinImportance, Mode
 from distill.steps import decision
+from distill.steps import text as memory_text
 from distill.writing import PassReport
 from ledger.choices import Status
 from ledger.models import Fact
@@ -262,6 +263,9 @@ def remember(
     # An agent asked for this in so many words: the person decides, whatever the model makes of it as talk
     # (its probability is recorded). Mode off, instruction-like text, the gates and refusals still apply.
     scored = pipeline.score(cand, source_trust=policy.source_trust)
+    # The agent's sentence when its quote (or the sentence itself) bears it out, else its own words, quoted.
+    names = [owner_name(owner), cand.person]
+    cand.content = memory_text.faithful(cand, [quote], names, speaker=source_key.split(":")[-1], verb="noted")
     scored.decision = scored.scored_decision = trust.PENDING
     scored.reason = "proposed-by-agent"
     return _write_remembered(owner, scored, policy, source_key=source_key, quote=quote, source_ref=source_ref)

@@ -38,7 +38,7 @@ class ConversationIn:
 
 @dataclass
 class DayInput:
-    owner_name: str  # display name; its first word is used in display text ("Maya is allergic to cashews")
+    owner_name: str  # display name; its first word is used in display text ("Vilde is allergic to cashews")
     conversations: list[ConversationIn]
     source_kind: str = ""
     owner_key: str = ""  # the owner's id: keys the LLM's daily call cap
@@ -171,10 +171,11 @@ FEATURES = {
     "turn_index": "position of the turn in its conversation",
     "turn_n_tokens": "tokens in the whole turn",
     "speaker_is_owner": "the turn is the owner's",
+    "speaker": "the name resolved for the turn's speaker ('' when unknown): whom a quoted memory names",
     "prev_turn_question": "the previous turn ends with '?'",
     "answer_to_question": "built from an answer to the previous turn's question",
     "agreed_across_turns": "a proposal the other speaker agreed to",
-    "introduction": "'This is Marcus. My husband.'",
+    "introduction": "'This is Leif. My husband.'",
     "cancelled_later": "a later turn the same day cancels or moves it",
     "capture_confidence": "how cleanly the device heard the turn",
     "injection_like": "the turn reads like an instruction to an AI",

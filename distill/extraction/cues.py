@@ -38,12 +38,8 @@ def is_question(sent, head, subject, heads=()) -> bool:
     text = sent.text.rstrip()
     if _told_in_a_question(head, subject):
         return False
-    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
-    if text.endswith("?") and later and subject is not None and subject.lower_ not in SECOND:
-        # "I'm allergic to latex, is that on my file?", "Priya is leaving, did you hear?": a statement, then a
-        # question about it (about the listener's own doings it is a question: "You're moving, is that right?")
-        if not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg"):
-            return False
+    if text.endswith("?") and _statement_then_question(head, subject, heads):
+        return False
     if text.endswith("?"):
         # A first-person statement followed by a confirmation tag ("I switched to decaf, remember?") stays one.
         words = [t for t in sent if not t.is_punct]
@@ -65,9 +61,18 @@ def is_question(sent, head, subject, heads=()) -> bool:
     return False
 
 
+def _statement_then_question(head, subject, heads) -> bool:
+    """ "I'm allergic to latex, is that on my file?", "Ilse is leaving, did you hear?": a statement, then a question
+    about it (about the listener's own doings it is a question: "You're moving, is that right?")."""
+    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
+    if not later or subject is None or subject.lower_ in SECOND:
+        return False
+    return not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg")
+
+
 def _told_in_a_question(head, subject) -> bool:
     """A clause the speaker tells inside a question about the listener's knowing it ("Can you believe I've been
-    teaching for ten years?", "Did you know I grew up in Tromso?", "Priya is leaving, did you hear?"): the
+    teaching for ten years?", "Did you know I grew up in Tromso?", "Ragna is leaving, did you hear?"): the
     question is rhetorical (know, hear and believe take the clause as given), the clause a statement. Not one
     about the listener ("Did you know you're on the rota?" asks them)."""
     frame = head.head
@@ -134,7 +139,7 @@ def quotative_before(head) -> str:
 
 
 def reported(head) -> tuple[bool, str]:
-    """Is this clause what someone else said or thought ("she said she's moving", "Tom thinks I'm a nurse")?
+    """Is this clause what someone else said or thought ("she said she's moving", "Ola thinks I'm a nurse")?
     Returns (reported, the reporter's pronoun class)."""
     quoted_by = quotative_before(head)
     if quoted_by:

@@ -1,8 +1,8 @@
 """Rewriting a first- or second-person clause as a third-person sentence about a named person.
 
-"I don't eat meat" → "Sam doesn't eat meat"; "I have two kids" → "Sam has two kids"; "how I fix it" → "how Sam
-fixes it"; "my sister" → "Sam's sister" (every time: "their" could be read as the sister's); "you're my best friend" said by Ana
-to Sam → "Sam is Ana's best friend". Verb agreement uses lemminflect's English lexicon (base form → -s form:
+"I don't eat meat" → "Tove doesn't eat meat"; "I have two kids" → "Tove has two kids"; "how I fix it" → "how Tove
+fixes it"; "my sister" → "Tove's sister" (every time: "their" could be read as the sister's); "you're my best friend" said by Ana
+to Tove → "Tove is Ana's best friend". Verb agreement uses lemminflect's English lexicon (base form → -s form:
 "carry" → "carries", "fix" → "fixes", "go" → "goes"); past forms and modals are left alone.
 """
 
@@ -91,7 +91,7 @@ _PAST_TIME = re.compile(
 
 def _agree_after(toks: list[str], i: int) -> None:
     """Make the verb after the subject at ``toks[i]`` agree with a third-person singular subject, skipping
-    adverbs ("Sam always forgets")."""
+    adverbs ("Tove always forgets")."""
     j = _next_word(toks, i)
     while j < len(toks) and toks[j].lower() in _ADVERBS:
         j = _next_word(toks, j)
@@ -126,7 +126,7 @@ def third_person(
         if low in subject_words and _is_subject(toks, i, person):
             out.append(name)
             if not (coordinated and _after_and(toks, i)):
-                _agree_after(toks, i)  # (the last of a coordinated subject: "Ana and Sam are", not "is")
+                _agree_after(toks, i)  # (the last of a coordinated subject: "Ana and Tove are", not "is")
             continue
         repl = _first_person_other(low, name) if person == "first" else _second_person_other(low, name)
         if repl is not None:

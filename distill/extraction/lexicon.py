@@ -11,6 +11,12 @@ FIRST_PLURAL = {"we", "us", "our", "ours", "ourselves"}
 SECOND = {"you", "your", "yours", "yourself", "u", "ya"}
 # A possessive pronoun standing for its noun ("Mine was the same", "Hers is in Leeds"): what is owned is left out
 STANDALONE_POSSESSIVES = {"mine", "yours", "his", "hers", "ours", "theirs"}
+# English kinship and relation nouns, with the gender the word itself carries ("" when it carries none).
+KIN_GENDER = {"mother": "f", "mom": "f", "mum": "f", "sister": "f", "wife": "f", "daughter": "f", "aunt": "f",
+              "niece": "f", "grandmother": "f", "grandma": "f", "girlfriend": "f", "father": "m", "dad": "m",
+              "brother": "m", "husband": "m", "son": "m", "uncle": "m", "nephew": "m", "grandfather": "m",
+              "grandpa": "m", "boyfriend": "m", "partner": "", "cousin": "", "friend": "", "boss": "",
+              "roommate": "", "neighbour": "", "neighbor": "", "colleague": "", "flatmate": ""}  # fmt: skip
 THIRD_PRONOUNS = {"he", "she", "him", "her"}  # "they" is mostly plural or generic: never resolved to one person
 SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "expl"}
 OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "xcomp", "ccomp", "dative", "npadvmod")

@@ -242,7 +242,7 @@ def screen(cand: Candidate, utt: TurnIn, *, drop_words: set[str]) -> None:
 
 
 def _stems(text: str, drop: set[str]) -> set[str]:
-    """Content words, stemmed so that "I work" supports "Sam works"."""
+    """Content words, stemmed so that "I work" supports "Tove works"."""
     return {claim_stem(w) for w in _content_words(text, drop)}
 
 

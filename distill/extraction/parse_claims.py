@@ -197,8 +197,7 @@ def _drop_ranges(head, heads) -> set[int]:
         marks = {lemma(m) for m in c.children if m.dep_ == "mark"}
         if c.dep_ == "advcl" and (marks & CONDITION_MARKS or (c.i < head.i and marks & FRAME_MARKS)):
             cut.update(t.i for t in c.subtree)
-        elif c.dep_ == "advcl" and c.i > head.i and marks & COMMENT_CONJUNCTIONS and subject_of(c) is not None:
-            # "I'm a farrier so I can't help looking at hooves": the result clause is a comment, as after ", so"
+        elif _result_clause(c, head, marks):
             cut.update(t.i for t in c.subtree)
         elif c.dep_ == "cc" and c.lower_ in COMMENT_CONJUNCTIONS and c.i > head.i and doc[c.i - 1].text == ",":
             # ", so no cashews at all": what follows is a comment on the claim (a second predicate is a head
@@ -218,8 +217,7 @@ def _drop_ranges(head, heads) -> set[int]:
             # "I start a postdoc in March, which still feels unreal": a comment on the claim, not part of it
             cut.update(t.i for t in c.subtree)
             cut.add(c.left_edge.i - 1)
-        elif c.dep_ == "advcl" and c.i < head.i and getattr(subject_of(c), "tag_", "") == "WDT":
-            # "Which reminds me, I'm off to Oslo": a comment on what was said before, then the claim
+        elif _which_comment_before(c, head):
             cut.update(t.i for t in c.subtree)
             if c.right_edge.i + 1 < head.i and doc[c.right_edge.i + 1].is_punct:
                 cut.add(c.right_edge.i + 1)
@@ -234,6 +232,27 @@ def _drop_ranges(head, heads) -> set[int]:
             cut.update(x.i for x in t.subtree)
             cut.add(start - 1)
     return cut
+
+
+def _result_clause(c, head, marks: set[str]) -> bool:
+    """ "I'm a farrier so I can't help looking at hooves": a result clause after "so" without a comma is a
+    comment, as after ", so"."""
+    return c.dep_ == "advcl" and c.i > head.i and bool(marks & COMMENT_CONJUNCTIONS) and subject_of(c) is not None
+
+
+def _which_comment_before(c, head) -> bool:
+    """ "Which reminds me, I'm off to Oslo": a comment on what was said before, then the claim."""
+    return c.dep_ == "advcl" and c.i < head.i and getattr(subject_of(c), "tag_", "") == "WDT"
+
+
+def _been_without_i(head, aux, first_word) -> bool:
+    """ "Been learning the oud": an "I've" left out before "been"."""
+    return head.tag_ == "VBG" and any(a.lower_ == "been" for a in aux) and first_word in aux
+
+
+def _bare_number(objects) -> bool:
+    """ "I have three of my own": a bare number for an object leaves out what is counted."""
+    return any(o.tag_ == "CD" and not any(c.dep_ == "nummod" for c in o.children) for o in objects)
 
 
 def _comment_on_which(clause) -> bool:
@@ -254,11 +273,11 @@ def _vocative_before_subject(head, c) -> bool:
 
 def _vocative_subject(subject, head) -> bool:
     """A name the parser made the subject of a verb that does not agree with it, set off by punctuation
-    ("Thanks, Priya - really appreciate your help"): said to Priya, with the speaker's "I" left out."""
+    ("Thanks, Ragna - really appreciate your help"): said to Ragna, with the speaker's "I" left out."""
     if subject is None or subject.tag_ != "NNP" or head.tag_ != "VBP" or _aux_of(head) or subject.i > head.i:
         return False
     if any(c.dep_ == "conj" for c in subject.children):
-        return False  # "Dev and Marcus - live in Decatur now": two names agree with "live"
+        return False  # "Oddny and Leif - live in Decatur now": two names agree with "live"
     return any(t.is_punct for t in head.doc[subject.right_edge.i + 1 : head.i]) and _name_like(subject)
 
 
@@ -317,7 +336,7 @@ def _clause_tokens(head, heads, subject) -> list[int]:
         idxs = _after_fragment_lead_in(doc, idxs, head, subject)
     while idxs and doc[idxs[-1]].is_punct:
         idxs.pop()
-    # "…, Sam.": a name said to the listener closing the clause is not part of it.
+    # "…, Tove.": a name said to the listener closing the clause is not part of it.
     if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
         idxs = idxs[:-2]
     return _before_closing_discourse(doc, idxs)
@@ -490,6 +509,12 @@ def _is_common_word(word: str) -> bool:
     return bool(tags) and "PROPN" not in tags
 
 
+def _unknown_capitalised(tok) -> bool:
+    """A capitalised word the tagger took for a common noun that English has no common word for ("Anders sold
+    the boat": the small model reads rare names as plural nouns)."""
+    return tok.pos_ == "NOUN" and tok.text[:1].isupper() and not _is_common_word(tok.text)
+
+
 def _name_like(tok) -> bool:
     """A proper-noun subject is a person's name when the recogniser says PERSON, or when the word is no common
     English word: the tagger marks any capitalised sentence-initial noun PROPN ("Dance is my escape")."""
@@ -513,10 +538,12 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
         return "second", "", ""
     if low in THIRD_PRONOUNS:
         return "pronoun", low, ""
-    if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON") and _name_like(subject):
+    if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON" or _unknown_capitalised(subject)) and _name_like(
+        subject
+    ):
         nxt = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
         if nxt is not None and nxt.text in (",", "!") and nxt.i < head.i:
-            return "none", "", ""  # "Hey Caroline, that trip was wild": a name said to someone, not a subject
+            return "none", "", ""  # "Hey Kari, that trip was wild": a name said to someone, not a subject
         # A one-word "ORG" is often a rare first name to the small model ("Ingrid is a dentist"); places, works
         # and longer organisation names are things.
         org = subject.ent_type_ == "ORG" and any(
@@ -524,7 +551,7 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
         )
         if org or subject.ent_type_ in PLACE_LABELS | {"PRODUCT", "WORK_OF_ART", "EVENT", "NORP", "LAW", "LANGUAGE"}:
             return "thing", "", ""
-        parts = [t for t in subject.subtree if t.pos_ == "PROPN" and (t == subject or t.dep_ in ("compound", "flat"))]
+        parts = [t for t in subject.subtree if t == subject or (t.pos_ == "PROPN" and t.dep_ in ("compound", "flat"))]
         return "named", " ".join(t.text for t in sorted(parts, key=lambda t: t.i)), ""
     appos = next((c for c in subject.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
     if appos is not None and subject.pos_ == "NOUN":
@@ -537,10 +564,10 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
             return "possessed", subject.lemma_.lower(), "second"
         if poss.lower_ in FIRST_PLURAL:
             return "possessed", subject.lemma_.lower(), "first_plural"
-        # "Priya's sister": appositive or named possessor
+        # "Ragna's sister": appositive or named possessor
         if poss.pos_ == "PROPN":
             return "possessed", subject.lemma_.lower(), poss.text
-    # "my sister Dana" / "my friend, Dana": an appositive name
+    # "my sister Nell" / "my friend, Nell": an appositive name
     appos = next((c for c in subject.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
     if appos is not None:
         return "named", appos.text, ""
@@ -591,7 +618,7 @@ def _stranded_auxiliary(head) -> bool:
     """An auxiliary or copula whose verb phrase was left out, shown by the comma right after it ("I have,
     twice.", "I was, for a while.", "I will, next week."), or by an answer particle there ("I am, yes, nights
     mostly."): it stands for the question before it, which ``context.yes_no_candidate`` reads; on its own it
-    says nothing ("Sam has, twice.")."""
+    says nothing ("Tove has, twice.")."""
     doc = head.doc
     if head.i + 1 >= len(doc) or doc[head.i + 1].text != ",":
         return False
@@ -649,7 +676,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if not idxs:
         return []
     if small_clause(head):
-        # "The colours make me feel calm" → "The colours make Sam feel calm", not "Sam feel calm"
+        # "The colours make me feel calm" → "The colours make Tove feel calm", not "Tove feel calm"
         governor = head.head
         lead = subject_of(governor)
         idxs = sorted(
@@ -717,8 +744,8 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
         first_word = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc", "advmod")), None)
         if first_word == head and (head.tag_ in ("VBD", "VBN") or _past_form(head)):
             kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out
-        elif head.tag_ == "VBG" and any(a.lower_ == "been" for a in aux) and first_word in aux:
-            kind, implicit = "first", True  # "Been learning the oud"
+        elif _been_without_i(head, aux, first_word):
+            kind, implicit = "first", True
     first_tok = next((t for t in head.subtree if not t.is_punct), None)
     if (
         first_tok is not None
@@ -726,7 +753,7 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
         and head.dep_ != "ROOT"
         and first_tok.i < (subject.i if subject is not None else head.i)
     ):
-        return None  # "… why Dev moved", "what she said": an embedded question or relative, not a claim
+        return None  # "… why Oddny moved", "what she said": an embedded question or relative, not a claim
     if subject is None and not implicit and head.tag_ == "VB" and head.dep_ == "ROOT":
         return None  # an order
     if kind == "thing" and subject is not None and subject.pos_ != "PRON":
@@ -834,9 +861,7 @@ def _moment_features(toks: list, real, f: dict) -> dict:
         and f.get("modality") in ("will", "can", "want")
         or (real.head.lower_ == "let" and any(c.lower_ == "me" for c in real.head.children)),
         "figurative_cues": int(figurative),
-        # "I have three of my own": a bare number for an object leaves out what is counted
-        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS | STANDALONE_POSSESSIVES
-        or any(o.tag_ == "CD" and not any(c.dep_ == "nummod" for c in o.children) for o in objects),
+        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS | STANDALONE_POSSESSIVES or _bare_number(objects),
     }
 
 

@@ -55,10 +55,10 @@ def test_a_lab_result_of_the_owner_is_a_health_candidate():
 
 
 def test_sarcasm_gets_cue_features_and_no_hard_accept_prior():
-    cands = extract(("user", True, "Great, so I'm a professional box supervisor now. Living the dream."))
-    cand = about(cands, "supervisor")
+    cands = extract(("user", True, "Great, so I'm a certified puddle inspector now. Living the dream."))
+    cand = about(cands, "inspector")
     assert cand.features["sarcasm_cues"] >= 2
-    plain = about(extract(("user", True, "I'm a professional box supervisor.")), "supervisor")
+    plain = about(extract(("user", True, "I'm a certified puddle inspector.")), "inspector")
     assert plain.features["sarcasm_cues"] == 0
     assert cand.extraction_confidence < plain.extraction_confidence / 2
     assert not cand.content.startswith("Great")
@@ -134,14 +134,13 @@ def test_he_or_she_is_the_person_just_named_never_a_name_that_modifies_a_thing()
         ("user", True, "Wiktoria, you'd like it. Anyway, Halina runs the archive there, she restores old charts."),
     )
     assert about(cands, "charts").subject == "person:Halina"
-    # the recogniser calls "Kaplan" a person here, but "the Kaplan lab" is a thing: "he" stays unresolved (the
-    # cousin is no name), so no memory is made about anyone of it
+    # the recogniser calls "Kaplan" a person here, but "the Kaplan lab" is a thing: "he" is the cousin just named
     cands = extract(
         ("user", True, "I met a few people from the Kaplan lab."),
         ("Jonas", False, "My cousin works in Tromso, he teaches geology."),
     )
     assert "Jonas's cousin works in Tromso." in [c.content for c in cands]
-    assert [c.subject for c in cands if "geology" in c.content] == []
+    assert [c.subject for c in cands if "geology" in c.content] == ["person:Jonas's cousin"]
 
 
 def test_he_or_she_may_be_a_person_named_as_a_possessor_and_is_asked_not_accepted():
@@ -457,6 +456,6 @@ def test_a_sincere_comment_after_a_statement_is_no_sarcasm_cue():
 
 
 def test_a_date_in_the_same_speakers_next_turn_completes_the_plan():
-    cands = extract(("user", True, "I'm driving to Ohrid."), ("user", True, "The seventeenth to the nineteenth."))
-    assert [c.content for c in cands] == ["Odile is driving to Ohrid, the seventeenth to the nineteenth."]
+    cands = extract(("user", True, "I'm driving to Ohrid."), ("user", True, "The fourth to the ninth of May."))
+    assert [c.content for c in cands] == ["Odile is driving to Ohrid, the fourth to the ninth of May."]
     assert (cands[0].evidence.first_index, cands[0].evidence.last_index) == (0, 1)

@@ -235,7 +235,7 @@ def test_a_third_party_not_named_in_the_turn_is_unknown_and_reviewed(server, use
     day = long_day(2, owner_key=str(user.pk))
     day.conversations[0].turns[1].text = "She sails a Laser dinghy every weekend."
     server.chat_handler = lambda m: json.dumps({"candidates": [item(
-        1, "Marisol sails a Laser dinghy every weekend.", subject="third_party", person="Marisol Quenby")]})  # fmt: skip
+        1, "Maren sails a Laser dinghy every weekend.", subject="third_party", person="Maren Quenby")]})  # fmt: skip
     cand = extract_day(day).candidates[0]
     assert cand.attribution == "unknown" and cand.ceiling == "pending_review"
 

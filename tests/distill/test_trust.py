@@ -188,9 +188,9 @@ def test_active_memory_of_the_same_subject_supports_a_candidate():
 def test_sibling_that_heard_the_words_differently_flags_the_claim():
     from distill import pipeline
 
-    c = cand("Ilse has been a veterinarian for eight years.")
-    c.evidence = Evidence(0, 0, "I've been a veterinarian for like eight years.")
-    sibs = [pipeline.SiblingTurn("limitless", "I've been vegetarian for like eight years.", True)]
+    c = cand("Ilse has been a librarian for eleven years.")
+    c.evidence = Evidence(0, 0, "I've been a librarian for, um, eleven years.")
+    sibs = [pipeline.SiblingTurn("limitless", "I've been a Libyan for, um, eleven years.", True)]
     agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "heard this differently" in disagreement
 
