@@ -62,7 +62,9 @@ def development_names() -> set[str]:
                 texts += [o[0] if isinstance(o, list) else str(o) for o in items]
     for doc in nlp.parse_with_entities([t for t in texts if t]):
         names |= {w for e in doc.ents if e.label_ == "PERSON" for w in _WORD.findall(e.text) if w[:1].isupper()}
-    return {n for n in names if len(n) > 1 and n not in ("Unknown", "User", "Speaker", "SPEAKER")}
+    # Titles and a device's speaker labels ("SPEAKER_01") name nobody.
+    titles = {"Dr", "Mr", "Mrs", "Ms", "Miss", "St", "Fr", "Prof", "Unknown", "User", "Speaker"}
+    return {n for n in names if len(n) > 1 and n not in titles and not re.search(r"[\d_]", n)}
 
 
 def development_utterances() -> list[str]:

@@ -288,12 +288,7 @@ def _reply(answer: str) -> str:
     return ""
 
 
-_ANY = re.compile(r"\bany\s+", re.IGNORECASE)
-
-
 def _declarative(aux: str, verb: str, tail: str, negative: bool) -> str:
-    if not negative:
-        tail = _ANY.sub("", tail)  # "Do you have any pets?" / "Yes" → "has pets": "any" asks, it does not state
     if aux in ("are", "were"):
         be = "is" if aux == "are" else "was"
         return f"{be}{' not' if negative else ''} {verb} {tail}".strip()

@@ -28,7 +28,6 @@ from distill.extraction.base import (
     Extractor,
     TurnIn,
 )
-from distill.extraction.cues import corrected_in
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.extraction.lexicon import KIN_GENDER, LAUGHTER
@@ -42,7 +41,6 @@ DROPPED, PENDING = Status.DROPPED, Status.PENDING_REVIEW  # an extractor ceiling
 PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
 OTHER_PRIOR = 0.75  # a plain statement outside those kinds
 OWNER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
-CORRECTED = "corrected in the reply"
 # Irony cues (cues.sarcasm_cues) from which a claim is asked at most: on the development sets no candidate with two
 # or more was true (2 of 27,000 had them).
 IRONY_CUES = 2
@@ -150,11 +148,6 @@ class DeterministicExtractor(Extractor):
             f["injection_like"] = injected
             f["capture_confidence"] = cand.capture_confidence
             f["laughed_at"] = laughed
-            f["corrected_in_reply"] = bool(reply_docs) and corrected_in(reply_docs[0], cand.content)
-            if f["corrected_in_reply"] and not cand.ceiling:
-                # "I'm allergic to cats." / "Cashews. Not cats.": the listener put it right at once; ask
-                cand.ceiling, cand.ceiling_reason = PENDING, CORRECTED
-                cand.flags.append(CORRECTED)
             f["turn_position"] = round(pos / max(len(cturns) - 1, 1), 3)
             f["turn_index"] = pos
             f["speaker_is_owner"] = bool(utt.is_owner)
@@ -502,18 +495,17 @@ def _not_a_statement(claim: Claim) -> bool:
 # --- display text -------------------------------------------------------------------------------------------
 def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
     text = claim.text
-    if claim.features.get("implicit_subject"):  # "Took the ferry" → "I took the ferry"; "Been …" → "I've been …"
-        text = ("I've " if text.lower().startswith("been ") else "I ") + text[:1].lower() + text[1:]
-    coordinated = bool(claim.features.get("subject_coordinated"))
+    if claim.features.get("implicit_subject"):  # "Took the ferry" → "I took the ferry"
+        text = "I " + text[:1].lower() + text[1:]
     if who.grammatical == "first":
         # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
-        return third_person(text, who.display, "first", addressee=who.addressee or "someone", coordinated=coordinated)
+        return third_person(text, who.display, "first", addressee=who.addressee or "someone")
     if who.grammatical == "second":
-        return third_person(text, who.display, "second", speaker=who.speaker, coordinated=coordinated)
+        return third_person(text, who.display, "second", speaker=who.speaker)
     if claim.subject_kind == "pronoun" and claim.subject_text:
         text = re.sub(rf"\b{re.escape(claim.subject_text)}\b", who.display, text, count=1)
     if re.search(r"\b(?:i|me|my|mine)\b", text, re.IGNORECASE) and ctx.speaker:
-        return third_person(text, ctx.speaker, "first", coordinated=coordinated)
+        return third_person(text, ctx.speaker, "first")
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] + "." if text else ""
 

@@ -30,8 +30,6 @@ from distill.trust import DROPPED, PENDING
         ("I taught myself to splice rope", "Tove taught themself to splice rope."),
         ("I haven't had a drink in ten years", "Tove hasn't had a drink in ten years."),
         ("I'd never sailed before May", "Tove had never sailed before May."),
-        ("I wanna rebuild the dinghy", "Tove wants to rebuild the dinghy."),
-        ("I gotta renew my skipper's ticket", "Tove has to renew Tove's skipper's ticket."),
     ],
 )
 def test_first_person_becomes_a_correct_third_person_sentence(clause, expected):
@@ -116,9 +114,6 @@ def test_property_rewriting_and_screening_never_crash_on_any_text(text, person):
         ("I don't eat pork myself", "Tove doesn't eat pork."),
         ("I built the dinghy myself", "Tove built the dinghy."),
         ("I taught myself bookkeeping", "Tove taught themself bookkeeping."),
-        # after a preposition the reflexive is its object, not emphatic: not "… honest with."
-        ("I'm always honest with myself", "Tove is always honest with themself."),
-        ("I mostly sail by myself", "Tove mostly sails by themself."),
     ],
 )
 def test_an_emphatic_reflexive_is_dropped_a_reflexive_object_kept(clause, expected):
@@ -129,7 +124,9 @@ def candidates_of(*turns: str) -> list:
     """Every candidate the owner's turns give, in one conversation."""
     day = DayInput(
         owner_name="Tove Lindqvist",
-        conversations=[ConversationIn(started_at=None, turns=[TurnIn(i, "Tove", True, t) for i, t in enumerate(turns)])],
+        conversations=[
+            ConversationIn(started_at=None, turns=[TurnIn(i, "Tove", True, t) for i, t in enumerate(turns)])
+        ],
     )
     return DeterministicExtractor().extract(day).candidates
 
@@ -146,7 +143,10 @@ def contents_of(turn: str) -> list[str]:
         ("Rowing at dawn makes me feel steady.", ["Rowing at dawn makes Tove feel steady."]),
         ("The lavender oil helps me sleep on night shifts.", ["The lavender oil helps Tove sleep on night shifts."]),
         ("My brother helps me run the chandlery.", ["Tove's brother helps Tove run the chandlery."]),
-        ("I let my nephews steer the boat in the harbour.", ["Tove lets Tove's nephews steer the boat in the harbour."]),
+        (
+            "I let my nephews steer the boat in the harbour.",
+            ["Tove lets Tove's nephews steer the boat in the harbour."],
+        ),
         # a participle after its subject, too: not "Tove thinking about home", "Tove motivated"
         ("The rain got me thinking about home.", ["The rain got Tove thinking about home."]),
         ("I kept the customers waiting for an hour.", ["Tove kept the customers waiting for an hour."]),
@@ -161,22 +161,10 @@ def test_a_small_clause_is_one_claim_with_its_governing_verb(turn, expected):
     "turn,expected",
     [
         ("Took the night train to Vienna last month.", ["Tove took the night train to Vienna last month."]),
-        # "been" without its "have": the memory puts it back
-        ("Been restoring a rowing scull since March.", ["Tove has been restoring a rowing scull since March."]),
-        ("Been to Tbilisi twice this year.", ["Tove has been to Tbilisi twice this year."]),
     ],
 )
 def test_a_left_out_i_is_put_back(turn, expected):
     assert contents_of(turn) == expected
-
-
-def test_a_bare_number_for_an_object_is_a_vague_object():
-    """ "I have three of my own" leaves out what is counted; "I have two ferrets" does not."""
-    flags = {c.content: c.flags for c in candidates_of("I have three of my own.", "I have two ferrets.")}
-    assert flags.keys() == {"Tove has three of Tove's own.", "Tove has two ferrets."}
-    assert (
-        "vague object" in flags["Tove has three of Tove's own."] and "vague object" not in flags["Tove has two ferrets."]
-    )
 
 
 @pytest.mark.parametrize(
@@ -196,39 +184,6 @@ def test_a_result_clause_after_so_is_not_part_of_the_claim(turn, expected):
     assert contents_of(turn) == expected
 
 
-@pytest.mark.parametrize(
-    "turn,expected",
-    [
-        ("Big news - I adopted a greyhound.", ["Tove adopted a greyhound."]),
-        (
-            "A lot's happened - I just got accepted to a glassblowing residency.",
-            ["Tove just got accepted to a glassblowing residency."],
-        ),
-        ("Honestly - I never liked jazz.", ["Tove never liked jazz."]),
-    ],
-)
-def test_a_short_lead_in_closed_by_a_dash_is_not_part_of_the_claim(turn, expected):
-    assert contents_of(turn) == expected
-
-
-@pytest.mark.parametrize(
-    "turn,expected",
-    [
-        # a name set off before a verb that does not agree with it is said to that person: the "I" was left out
-        (
-            "Cheers, Ngozi - really appreciate the lift to the airport!",
-            ["Tove really appreciates the lift to the airport."],
-        ),
-        # two names agree with the verb: they are its subject, and no claim about Tove is made of it
-        ("Ngozi and Femi - run a bakery in Ibadan.", []),
-        # a clause on "which" before the claim comments on what was said before
-        ("Which reminds me, I'm selling the kayak next month.", ["Tove is selling the kayak next month."]),
-    ],
-)
-def test_a_name_said_to_the_listener_is_not_the_subject(turn, expected):
-    assert contents_of(turn) == expected
-
-
 def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_object():
     """ "Mine was the same" does not say whose what; "I restore mine" leaves out what is restored."""
     assert contents_of("Mine was the same until the gearbox went.") == []
@@ -240,10 +195,6 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
 @pytest.mark.parametrize(
     "turn,expected",
     [
-        ("By the way, I've started learning the accordion.", ["Tove has started learning the accordion."]),
-        ("To be fair, I never liked the night bus.", ["Tove never liked the night bus."]),
-        # a fronted place is part of the claim
-        ("By the river, I keep a small rowing boat.", ["By the river, Tove keeps a small rowing boat."]),
         # closing the clause, after a comma
         ("I'm off to Skye next month, by the way.", ["Tove is off to Skye next month."]),
         ("I've taken up fencing, actually.", ["Tove has taken up fencing."]),
@@ -253,7 +204,7 @@ def test_a_possessive_pronoun_standing_for_its_noun_is_no_subject_and_a_vague_ob
         ("I've got two ferrets, Pip and Mo.", ["Tove has got two ferrets, Pip and Mo."]),
     ],
 )
-def test_a_discourse_marker_of_several_words_is_not_part_of_the_claim(turn, expected):
+def test_a_discourse_marker_closing_the_clause_is_not_part_of_the_claim(turn, expected):
     assert contents_of(turn) == expected
 
 
@@ -264,22 +215,11 @@ def test_a_discourse_marker_of_several_words_is_not_part_of_the_claim(turn, expe
         # makes." and "The sea air makes Tove feel."
         ("I love the way the sea air makes me feel.", ["Tove loves the way the sea air makes Tove feel."]),
         ("I collect records that make me forget the week.", ["Tove collects records that make Tove forget the week."]),
-        # inside a participle or a purpose clause, too
-        (
-            "I enjoy watching my apprentices improve and grow.",
-            ["Tove enjoys watching Tove's apprentices improve and grow."],
-        ),
-        # a second verb of a small clause or a purpose clause is part of it: not "Tove strengthen Tove's ankle."
-        (
-            "The physio helped me stretch and strengthen my ankle.",
-            ["The physio helped Tove stretch and strengthen Tove's ankle."],
-        ),
-        (
-            "I took a night class to learn and practise Portuguese.",
-            ["Tove took a night class to learn and practise Portuguese."],
-        ),
         # a clause opened by a wh-word is the object of the verb above it: not "The trip made Tove realise."
-        ("The trip made me realise how much I miss Lisbon.", ["The trip made Tove realise how much Tove misses Lisbon."]),
+        (
+            "The trip made me realise how much I miss Lisbon.",
+            ["The trip made Tove realise how much Tove misses Lisbon."],
+        ),
     ],
 )
 def test_a_clause_inside_another_is_kept_whole(turn, expected):
@@ -317,70 +257,15 @@ def test_a_verb_coordinated_with_a_feeling_verb_does_not_hide_it():
 @pytest.mark.parametrize(
     "turn,expected",
     [
-        # a question about the listener's knowing it tells the speaker's own clause
-        ("Did you know I grew up on a trawler?", ["Tove grew up on a trawler."]),
-        ("Can you believe I've kept bees for twenty years?", ["Tove has kept bees for twenty years."]),
-        # about someone else, and with the question after the clause
-        ("Did you know Greta sold the trawler?", ["Greta sold the trawler."]),
-        ("Halina is retiring in June, did you hear?", ["Halina is retiring in June."]),
-        ("Greta sold the trawler, can you believe it?", ["Greta sold the trawler."]),
-    ],
-)
-def test_a_clause_told_inside_a_rhetorical_question_is_a_statement(turn, expected):
-    found = candidates_of(turn)
-    assert [c.content for c in found] == expected and not found[0].ceiling
-
-
-def test_a_real_question_about_the_listeners_knowing_stays_a_question():
-    (found,) = candidates_of("Do you know if I left my gloves in the van?")
-    assert found.ceiling == DROPPED
-    (found,) = candidates_of("Do you believe Greta sold the trawler?")
-    assert found.ceiling == DROPPED
-    assert candidates_of("Did you know you're on the rota?") == []
-
-
-@pytest.mark.parametrize(
-    "turn,expected",
-    [
-        # a comment on "which" the parser hung on the verb is left out, like a non-restrictive relative clause
-        ("I move to Galway next month, which is exciting.", ["Tove moves to Galway next month."]),
-        # an answer's fragment before ", and" / before the subordinator of a sentence that is only a clause
-        ("Every Tuesday, and I coach the under-tens on Saturdays.", ["Tove coaches the under-tens on Saturdays."]),
-        ("In Gdansk, at my uncle's boatyard, before I moved to Hull.", ["Tove moved to Hull."]),
-        # such a clause in the past is told as a fact; one in the present frames what the sentence does not say
-        ("While I lived in Hull.", ["Tove lived in Hull."]),
+        # a sentence that is only a subordinate clause: told as a fact in the past or after "because"
+        ("While I lived in Bodø.", ["Tove lived in Bodø."]),
+        ("Because I drive the night ferry.", ["Tove drives the night ferry."]),
+        # in the present it frames what the sentence does not say
         ("Once I finish the boat.", []),
     ],
 )
-def test_a_comment_or_an_answers_fragment_around_the_claim_is_left_out(turn, expected):
+def test_a_sentence_that_is_only_a_subordinate_clause(turn, expected):
     assert contents_of(turn) == expected
-
-
-def test_a_participle_coordinated_with_a_present_copula_keeps_the_copula():
-    """The parser may read "scared" as a past verb coordinated with "'m": the memory says "is scared"."""
-    found = contents_of("I'm happy and scared to start the apprenticeship.")
-    assert "Tove is scared to start the apprenticeship." in found
-    assert not [c for c in found if c.startswith("Tove scared")]
-    assert contents_of("I was tired and stayed in.") == ["Tove was tired.", "Tove stayed in."]
-
-
-@pytest.mark.parametrize(
-    "turn,expected",
-    [
-        ("I'm a mix of excited and scared to start the apprenticeship.",
-         "Tove is a mix of excited and scared to start the apprenticeship."),
-        ("I'm a bit of tired and worried about the audit.", "Tove is a bit of tired and worried about the audit."),
-    ],
-)  # fmt: skip
-def test_two_adjectives_after_of_stay_one_object(turn, expected):
-    """The parser hangs the second adjective on the main verb; "Tove is a mix of excited." would say nothing."""
-    assert contents_of(turn) == [expected]
-
-
-def test_two_adjectives_after_of_keep_their_and_when_another_clause_follows():
-    found = contents_of("I'm a mix of excited and scared to open the cafe, but I'm trying to stay calm.")
-    assert found[0] == "Tove is a mix of excited and scared to open the cafe."
-    assert "Tove is trying to stay calm." in found
 
 
 def test_an_adjective_coordinated_with_a_noun_object_does_not_take_its_determiner():
@@ -388,32 +273,6 @@ def test_an_adjective_coordinated_with_a_noun_object_does_not_take_its_determine
         "Tove's first marathon was a struggle.",
         "Tove's first marathon was worthwhile.",
     ]
-
-
-@pytest.mark.parametrize(
-    "turn,expected",
-    [
-        ("My allotment has been a roller coaster but rewarding.", "Tove's allotment has been rewarding."),
-        ("My first year of teaching was a slog but exhilarating.", "Tove's first year of teaching was exhilarating."),
-    ],
-)
-def test_a_word_the_tagger_calls_a_noun_but_english_only_uses_as_an_adjective_takes_no_determiner(turn, expected):
-    """The tagger reads "rewarding" as a noun after "a roller coaster but"; English has no noun "rewarding"."""
-    found = contents_of(turn)
-    assert expected in found
-    assert not [c for c in found if " a rewarding" in c or " a exhilarating" in c]
-
-
-@pytest.mark.parametrize(
-    "turn,expected",
-    [
-        ("My partner and I are moving to Galway in May.", "Tove's partner and Tove are moving to Galway in May."),
-        ("My husband and I have two allotments.", "Tove's husband and Tove have two allotments."),
-        ("My best friend and I run a chess club.", "Tove's best friend and Tove run a chess club."),
-    ],
-)
-def test_a_subject_coordinated_with_i_keeps_a_plural_verb(turn, expected):
-    assert contents_of(turn) == [expected]
 
 
 def test_a_clause_coordinated_with_another_still_agrees_with_its_own_subject():

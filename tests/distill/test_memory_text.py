@@ -116,6 +116,38 @@ def test_every_memory_text_of_other_peoples_english_is_faithful(db, turn):
         assert is_faithful(text, evidence, [OWNER, "Wiesław Kowal"]), (text, flags)
 
 
+# Sentences whose special rewrite rule was removed (too few instances in the labelled days, see
+# docs/trust-gate.md): the plain rewrite may come out wrong, and then the check quotes the speaker instead.
+REMOVED_RULES_SENTENCES = [
+    "I wanna rebuild the dinghy before summer.",
+    "I'm always honest with myself about money.",
+    "Been restoring a rowing scull since March.",
+    "Big news - I adopted a greyhound.",
+    "Which reminds me, I'm selling the kayak next month.",
+    "By the way, I've started learning the accordion.",
+    "The physio helped me stretch and strengthen my ankle.",
+    "Did you know I grew up on a trawler?",
+    "I move to Galway next month, which is exciting.",
+    "Every Tuesday, and I coach the under-tens on Saturdays.",
+    "I'm happy and scared to start the apprenticeship.",
+    "I'm a mix of excited and scared to start the apprenticeship.",
+    "My allotment has been a roller coaster but rewarding.",
+    "My partner and I are moving to Galway in May.",
+    "I am still saving for the sailboat and prices are going up.",
+    "I have three of my own.",
+    "Bless you, Halvard - owe you one for fixing the gate!",
+]
+
+
+@pytest.mark.parametrize("turn", REMOVED_RULES_SENTENCES)
+def test_what_a_removed_rule_rewrote_is_still_a_faithful_memory_text(db, turn):
+    evidence = ["Anything new with you?", turn]
+    got = texts_of(("Birgitta Holm", evidence[0]), ("me", turn))
+    assert got, "a memory candidate at least"
+    for text, flags in got:
+        assert is_faithful(text, evidence, [OWNER, "Birgitta Holm"]), (text, flags)
+
+
 def test_a_learners_numeral_becomes_their_own_words_quoted(db):
     turn = "One years I am in this town."
     got = texts_of(("me", "Are you new at the market?"), ("Wiesław Kowal", turn))
