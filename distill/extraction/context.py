@@ -79,7 +79,8 @@ def verbless_answer(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, nam
     you been on the ferries?" / "Nine years. Six of them on nights."): a candidate about the answerer whose
     content is the answer's verbless sentences, flagged as an answer so that its memory quotes them with the
     question (``distill.steps.text``). None when the question is not to the answerer, or the answer has a verb,
-    is only a courtesy, a yes or a no, or says nothing (no noun, name, number or adjective)."""
+    is only a courtesy, a yes or a no, or says nothing (no noun, name, number or adjective). Asked at most,
+    never accepted on its own."""
     from distill.extraction import nlp
 
     asked = conv.turns[pos - 1] if pos else None
@@ -109,8 +110,10 @@ def verbless_answer(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, nam
         attribution=attribution,
         person=person,
         flags=["answer to a question"] + (["speaker not identified"] if attribution == "unknown" else []),
-        ceiling="pending_review" if attribution == "unknown" else "",
-        ceiling_reason="subject uncertain" if attribution == "unknown" else "",
+        # Review at most, like any answer that rests on its question: a verbless reply is as often a joke or a
+        # deflection ("Oh, every day. Twice a day.") as a fact, and the question's words are not the answerer's.
+        ceiling="pending_review",
+        ceiling_reason=ANSWERED if attribution != "unknown" else "subject uncertain",
     )
 
 
