@@ -7,10 +7,11 @@ Runs in its own database ``almanac_bench_ingest`` on the configured PostgreSQL s
 here; never user data). Each session is ingested turn by turn, as an agent does (every request carries the
 conversation so far; only the new pair is inserted), then all sessions are distilled by the idle sweeper.
 
-Hook latency: ``chats/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per call, start-up
-included) for each of the six events, ``--hooks`` times each, against this process serving the bench database
-over HTTP on loopback; then the time to fail open with the server stopped (nothing listening) and hung
-(connections accepted, never answered).
+Hook latency: ``chats/agent_plugin/hook_client.py`` run as Claude Code runs it (a new ``python -S`` process per
+call, start-up included) for each event, ``--hooks`` times each, against this process serving the bench
+database over HTTP on loopback; the transcript events send a real session file's new lines each time (a new
+~2 KB piece per call, read and acknowledged as in use); then the time to fail open with the server stopped
+(nothing listening) and hung (connections accepted, never answered).
 """
 
 from __future__ import annotations
@@ -57,27 +58,76 @@ HOOK_PAYLOADS = {
     "user-prompt-submit": {"hook_event_name": "UserPromptSubmit", "prompt": "add the yaml package to requirements"},
     "pre-tool-use": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm install x"},
                      "tool_use_id": "toolu_1"},
+    "post-tool-use": {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "pytest -q"},
+                      "tool_use_id": "toolu_2", "tool_response": {"stdout": "3 passed", "stderr": ""}},
     "stop": {"hook_event_name": "Stop", "stop_hook_active": False},
+    "subagent-stop": {"hook_event_name": "SubagentStop", "stop_hook_active": False, "agent_id": "a1"},
     "pre-compact": {"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""},
     "session-end": {"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"},
 }  # fmt: skip
+SAMPLE = ROOT / "tests" / "fixtures" / "real_sessions" / "claude_code" / "simonw-sample_session.jsonl"
+
+
+def _transcript(folder: Path, session: str) -> str:
+    """A session file named as Claude Code names it, holding a real session (a new one per call: each Stop sends
+    a whole new piece)."""
+    path = folder / f"{session}.jsonl"
+    path.write_text(SAMPLE.read_text().replace("test-session-id", session))
+    return str(path)
 
 
 def _run_hook(event: str, url: str, token: str, n: int) -> list[float]:
     import subprocess
+    import tempfile
 
-    client = ROOT / "chats" / "hook_client.py"
-    env = {"PATH": os.environ.get("PATH", ""), "ALMANAC_URL": url, "ALMANAC_TOKEN": token}
+    client = ROOT / "chats" / "agent_plugin" / "hook_client.py"
+    folder = Path(tempfile.mkdtemp(prefix="almanac-bench-hooks-"))
+    env = {"PATH": os.environ.get("PATH", ""), "ALMANAC_URL": url, "ALMANAC_TOKEN": token,
+           "ALMANAC_HOOK_STATE_DIR": str(folder / "state")}  # fmt: skip
     out = []
     for i in range(n):
-        body = json.dumps({"session_id": f"bench-{i}", "cwd": "/home/dev/shop", "permission_mode": "default",
-                           "transcript_path": "", **HOOK_PAYLOADS[event]})  # fmt: skip
+        session = f"bench-{event}-{i}"
+        path = _transcript(folder, session)
+        body = json.dumps({"session_id": session, "cwd": "/home/dev/shop", "permission_mode": "default",
+                           "transcript_path": path, "agent_transcript_path": path,
+                           **HOOK_PAYLOADS[event]})  # fmt: skip
         t = time.perf_counter()
         done = subprocess.run([sys.executable, "-S", str(client), event], input=body, capture_output=True, text=True,
                               env=env, timeout=30)  # fmt: skip
         out.append(time.perf_counter() - t)
         assert done.returncode == 0, done.stderr
+        FAILED_OPEN[event] = FAILED_OPEN.get(event, 0) + bool(done.stderr)  # no answer in time: the agent went on
     return out
+
+
+FAILED_OPEN: dict[str, int] = {}
+
+
+def server_share(token: str, n: int) -> None:
+    """The server's own time per hook (in process, no interpreter start, no socket), same payloads as the
+    client sends them (``prepare`` builds them)."""
+    import tempfile
+
+    from django.test import Client
+
+    from chats.agent_plugin import hook_client
+
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    folder = Path(tempfile.mkdtemp(prefix="almanac-bench-server-"))
+    os.environ["ALMANAC_HOOK_STATE_DIR"] = str(folder / "state")
+    for event in HOOK_PAYLOADS:
+        times = []
+        for i in range(n):
+            session = f"server-{event}-{i}"
+            path = _transcript(folder, session)
+            payload = {"session_id": session, "cwd": "/home/dev/shop", "transcript_path": path,
+                       "agent_transcript_path": path, **HOOK_PAYLOADS[event]}  # fmt: skip
+            body, _piece = hook_client.prepare(event, payload)
+            t = time.perf_counter()
+            r = client.post(f"/api/v1/chats/hooks/{event}", json.dumps(body), content_type="application/json")
+            times.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.content
+        print(f"server {event:<19} p50 {statistics.median(times) * 1000:6.1f} ms, p95 {pct(times, 95) * 1000:6.1f} ms")
 
 
 def hook_latency(token: str, n: int) -> None:
@@ -100,7 +150,8 @@ def hook_latency(token: str, n: int) -> None:
         for event in HOOK_PAYLOADS:
             times = _run_hook(event, url, token, n)
             print(f"hook {event:<19} server up:   p50 {statistics.median(times) * 1000:6.1f} ms, "
-                  f"p95 {pct(times, 95) * 1000:6.1f} ms, max {max(times) * 1000:6.1f} ms (n={n})")  # fmt: skip
+                  f"p95 {pct(times, 95) * 1000:6.1f} ms, max {max(times) * 1000:6.1f} ms (n={n}; "
+                  f"answered {n - FAILED_OPEN.get(event, 0)}/{n})")  # fmt: skip
     finally:
         server.shutdown()
         server.server_close()
@@ -108,6 +159,11 @@ def hook_latency(token: str, n: int) -> None:
         s.bind(("127.0.0.1", 0))
         down = f"http://127.0.0.1:{s.getsockname()[1]}"
     times = _run_hook("user-prompt-submit", down, token, n)
+    start = [time.perf_counter()]
+    import subprocess
+
+    subprocess.run([sys.executable, "-S", "-c", "pass"], check=True)
+    print(f"python -S start-up alone: {(time.perf_counter() - start[0]) * 1000:.1f} ms (the floor of every hook)")
     print(f"hook fail-open, server down: p95 {pct(times, 95) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms")
     hung = socket.socket()
     hung.bind(("127.0.0.1", 0))
@@ -142,6 +198,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=12, help="user/assistant pairs per session")
     parser.add_argument("--hooks", type=int, default=20, help="runs of the hook client per event (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the bench database afterwards")
+    parser.add_argument("--hooks-only", action="store_true", help="time the hook client only (no ingest, no distil)")
     args = parser.parse_args()
 
     import django
@@ -162,6 +219,11 @@ def main() -> int:
         token = account_services.create_token(owner=user, name="bench")[1]
         client = Client()
         headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+        if args.hooks_only:
+            _seed_lesson(user)
+            server_share(token, args.hooks or 20)
+            hook_latency(token, args.hooks or 20)
+            return 0
         rng = random.Random(7)
         latencies, turns_stored = [], 0
         t0 = time.perf_counter()
@@ -199,6 +261,7 @@ def main() -> int:
         print(f"distilled: {sessions} sessions in {cold:.1f} s = {sessions / cold:.2f} sessions/s; outcomes {outcomes}")
         if args.hooks:
             _seed_lesson(user)
+            server_share(token, args.hooks)
             hook_latency(token, args.hooks)
     finally:
         if not args.keep:

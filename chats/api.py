@@ -5,7 +5,6 @@ Mounted at the API root (the ingest path lives under /memory/ for agents' conven
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.http import HttpRequest
 from ninja import Router
 from pydantic import ValidationError
@@ -114,11 +113,9 @@ def lessons(request, q: str = "", limit: int = 50):
 
 @router.post("/chats/hooks/{event}", response={200: HookOut, 422: ErrorOut})
 def hook(request, event: str, payload: HookIn):
-    """One Claude Code hook call (``chats/hook_client.py`` forwards its stdin here); ``output`` is what it prints."""
-
-    def enqueue_import(owner_id: int, path: str) -> None:
-        transaction.on_commit(lambda: tasks.enqueue_transcript_import(owner_id, path))
-
-    data = payload.model_dump()
-    output = agent_hooks.run_hook(owner=request.auth, event=event, payload=data, enqueue_import=enqueue_import)
-    return {"output": output}
+    """One Claude Code hook call (``chats/agent_plugin/hook_client.py`` sends its stdin here, with the new transcript lines and
+    the project it read on the agent's machine); ``output`` is what the client prints."""
+    data = payload.model_dump(exclude_none=True)
+    answer = agent_hooks.run_hook(owner=request.auth, event=event, payload=data,
+                                  enqueue_import=tasks.enqueue_transcript_import)  # fmt: skip
+    return {"output": answer.output, "transcript_offset": answer.transcript_offset}

@@ -22,6 +22,7 @@ class ChatsConfig(AppConfig):
         export_registry.register(
             "chats",
             [
+                "chats.AgentProject",
                 "chats.ChatSession",
                 "chats.ChatTurn",
                 "chats.ImportedFile",
@@ -29,5 +30,9 @@ class ChatsConfig(AppConfig):
                 "chats.Prediction",
                 "chats.HookDelivery",
                 "chats.SleepReport",
+                "chats.AgentTranscript",
+                "chats.TranscriptChunk",
+                "chats.AgentToolEvent",
+                "chats.PrivateSpanCount",
             ],
         )

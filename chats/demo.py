@@ -26,6 +26,19 @@ def _failed(command: str, error: str) -> dict:
     return {"id": "t", "name": "Bash", "input": {"command": command}, "is_error": True, "result": error}
 
 
+def _ran(command: str, output: str) -> dict:
+    return {"id": "t", "name": "Bash", "input": {"command": command}, "is_error": False, "result": output}
+
+
+def _missing_module(test: str) -> list[dict]:
+    """A failure that mattered: the tests fail on a missing module, the agent installs it, the tests pass."""
+    return [
+        _failed(test, "E   ModuleNotFoundError: No module named 'freezegun'"),
+        _ran("pip install freezegun", "Successfully installed freezegun-1.5.1"),
+        _ran(test, "12 passed"),
+    ]
+
+
 def _sessions() -> list[tuple[int, str, str, str, list]]:
     """(days ago, source, id, title, [(role, text, tool_calls)])."""
     return [
@@ -37,14 +50,13 @@ def _sessions() -> list[tuple[int, str, str, str, list]]:
         ]),
         (2, "chat:claude-code", "demo-cc-2", "Fix flaky germination test", [
             ("user", "The germination rate test fails every other run on CI, can you find out why?", []),
-            ("assistant", "Running it locally.", [_failed("pytest tests/test_rates.py",
-                                                          "E   ModuleNotFoundError: No module named 'freezegun'")]),
+            ("assistant", "Running it locally.", _missing_module("pytest tests/test_rates.py")),
             ("assistant", "freezegun is missing from the dev extra; added it and pinned the clock in the test.", []),
             ("user", "Great. Turns out CI runs the tests in UTC while my laptop is on Mountain time.", []),
         ]),
         (1, "chat:codex", "demo-codex-1", "Staging migrations", [
             ("user", "Run the pending migrations against staging and tell me which ones are new.", []),
-            ("assistant", "Trying pytest first.", [_failed("pytest -q", "E   ModuleNotFoundError: No module named 'freezegun'")]),
+            ("assistant", "Trying pytest first.", _missing_module("pytest -q")),
             ("assistant", "Two migrations are pending: 0031_lot_numbers and 0032_drop_legacy_prices.", []),
             ("user", "Surprisingly staging still has the legacy prices table; I thought we dropped it in spring.", []),
         ]),

@@ -7,6 +7,7 @@ interrupted tool call; error classes in tool output; stated surprise), not phras
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -67,10 +68,6 @@ _ENTITY = re.compile(
     r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b|`([^`\n]{2,60})`|(\b[\w\-/]+\.(?:py|js|ts|tsx|md|json|toml|yml|yaml|sql|html|css|go|rs)\b)"
 )
 _LEAD = re.compile(r"^\s*(?:no|nope|wrong|actually|wait|hmm|ugh|sorry|hold)\b[\s,.!:;-]*", re.IGNORECASE)
-# Error classes read from a failed call's output: an exception type name, or the shell's own standard messages.
-_EXC_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt))\b")
-_SHELL_ERRORS = re.compile(r"(command not found|no such file or directory|permission denied|connection refused|"
-                           r"timed out|killed|segmentation fault)", re.IGNORECASE)  # fmt: skip
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 
 
@@ -107,19 +104,6 @@ def command_shape(call: dict) -> str:
     return f"{prog} {sub}".strip()
 
 
-def error_class(call: dict) -> str:
-    """The error class of a failed call, from its output: an exception name, a shell error, else its exit code."""
-    result = str(call.get("result") or "")
-    m = _EXC_NAME.search(result)
-    if m:
-        return m.group(1)
-    m = _SHELL_ERRORS.search(result)
-    if m:
-        return m.group(1).lower()
-    code = call.get("exit_code")
-    return f"exit code {code}" if code is not None else "an error"
-
-
 def _correction_from_rejection(call: dict, index: int) -> Moment | None:
     """A rejected call carries the person's reason: a redirect teaches; a bare refusal or a question does not."""
     reason = str(call.get("reason") or "").strip()
@@ -129,29 +113,89 @@ def _correction_from_rejection(call: dict, index: int) -> Moment | None:
     return Moment("correction", lesson, reason[:300], index, signature=f"{call.get('name')}|{command_shape(call)}")
 
 
-def _tool_moments(turn, project: str) -> list[Moment]:
+def _rejection_moments(turn) -> list[Moment]:
     out = []
     for call in turn.tool_calls or []:
         if call.get("rejected"):
             moment = _correction_from_rejection(call, turn.index)
             if moment:
                 out.append(moment)
+    return out
+
+
+# The line of a failed call's output that says what went wrong, by the conventions tools print errors in: an
+# exception line ("ValueError: …"), "error:"/"fatal:" prefixes, the shell's own messages. Output without one
+# (grep finding nothing, "nothing to commit") is an answer, not a failure to learn from.
+_ERROR_LINE = re.compile(
+    r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|(?:^|\s|:)(?:error|fatal|ERROR|FATAL)\b\s*[:\[]|"
+    r"command not found|[Nn]o such file or directory|[Pp]ermission denied|syntax error|unexpected token|"
+    r"[Cc]onnection refused|cannot |can't |[Nn]ot found\b"
+)
+_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"")
+_PATHISH = re.compile(r"\S*[/\\]\S*")
+_NUMBER = re.compile(r"\b\d+(?:\.\d+)*\b|\b[0-9a-f]{7,}\b")
+
+
+def error_cause(call: dict) -> str:
+    """What went wrong, as the failed call's output says it (its last error line); "" when it says nothing."""
+    lines = [ln.strip() for ln in str(call.get("result") or "").splitlines() if ln.strip()]
+    found = [ln for ln in lines if _ERROR_LINE.search(ln) and not ln.startswith("Traceback")]
+    return found[-1][:200] if found else ""
+
+
+def cause_key(cause: str) -> str:
+    """A cause without its particulars (quoted text, paths, numbers): one cause, whatever file or tool."""
+    text = _NUMBER.sub("N", _PATHISH.sub("P", _QUOTED.sub("Q", cause.lower())))
+    return " ".join(text.split())
+
+
+def _program(call: dict) -> str:
+    return command_shape(call).split(" ")[0]
+
+
+def _fix_for(calls: list[tuple[int, dict]], at: int) -> tuple[str, str]:
+    """(what was run instead, how) for the failed call at position ``at`` of the agent's run of calls: a later
+    successful call of the same program with other input ("instead"), or the calls that made the same command
+    succeed on its retry ("first"). ("", "") when nothing fixed it, or it only needed running again."""
+    failed = calls[at][1]
+    between: list[dict] = []
+    for _index, call in calls[at + 1 :]:
+        ok = not call.get("is_error") and not call.get("rejected") and not call.get("interrupted")
+        if _program(call) == _program(failed) and ok:
+            if call.get("input") != failed.get("input"):
+                return _shown(call), "instead"
+            return (_shown(between[-1]), "first") if between else ("", "")
+        if ok:
+            between.append(call)
+    return "", ""
+
+
+def _shown(call: dict) -> str:
+    inp = call.get("input") if isinstance(call.get("input"), dict) else {}
+    cmd = inp.get("command") or inp.get("cmd")
+    if isinstance(cmd, list):
+        cmd = " ".join(str(c) for c in cmd)
+    return (str(cmd) if cmd else f"{call.get('name') or 'tool'} {json.dumps(inp, sort_keys=True)[:120]}")[:200]
+
+
+def _error_moments(run: list[tuple[int, dict]], project: str) -> list[Moment]:
+    """Failures that mattered in one run of agent calls (between two things the person said): the call failed
+    with a stated cause and the agent changed course to something that worked. One cause is one lesson."""
+    out = []
+    for at, (index, call) in enumerate(run):
+        if not call.get("is_error") or call.get("interrupted") or call.get("rejected"):
             continue
-        if call.get("interrupted") or not call.get("is_error"):
-            continue  # an interrupted wait or a success teaches nothing by itself
-        name, shape, cls = call.get("name") or "tool", command_shape(call), error_class(call)
-        place = f" in {project.rstrip('/').rsplit('/', 1)[-1]}" if project else ""
-        first = next((ln.strip() for ln in str(call.get("result") or "").splitlines() if cls.split()[0] in ln), "")
-        detail = f" ({first[:120]})" if first and first != cls else ""
-        out.append(
-            Moment(
-                "error",
-                f"`{shape}`{place} failed with {cls}{detail}; check for that before running `{shape}` again.",
-                str(call.get("result") or "")[:300],
-                turn.index,
-                signature=f"{project}|{name}|{cls}|{shape}",
-            )
-        )
+        cause = error_cause(call)
+        if not cause:
+            continue
+        fix, how = _fix_for(run, at)
+        if not fix:
+            continue
+        failed = _shown(call)
+        then = f"running `{fix}` first made it work" if how == "first" else f"`{fix}` worked instead"
+        lesson = f"`{failed}` failed: {cause} — {then}."
+        place = project.rstrip("/").rsplit("/", 1)[-1] if project else ""
+        out.append(Moment("error", lesson, cause[:300], index, signature=f"{place}|{cause_key(cause)}"))
     return out
 
 
@@ -161,14 +205,17 @@ def _acted(turn) -> bool:
 
 def find_moments(turns, project: str = "") -> list[Moment]:
     """Corrections (a person's reply that opens by rejecting or redirecting what the agent just did; a rejected
-    call with the person's reason), failures read from the calls' parsed outcomes, surprises and environment
-    notes the person stated. Only the person's own words count (pasted, quoted and injected parts are not in
+    call with the person's reason), failures that mattered (a stated cause, and the agent changed course to
+    something that worked; ``_error_moments``), surprises and environment notes the person stated. Only the person's own words count (pasted, quoted and injected parts are not in
     ``text``)."""
     moments: list[Moment] = []
     previous = None
+    run: list[tuple[int, dict]] = []  # the agent's calls since the person last spoke
     for t in turns:
         text = t.text or ""
         if t.role in PERSON_ROLES and text.strip():
+            moments.extend(_error_moments(run, project))
+            run = []
             first = sentences(text)[0] if sentences(text) else text
             if previous is not None and previous.role == "assistant" and _acted(previous) \
                     and _CORRECTION_OPEN.search(first) and not first.rstrip().endswith("?"):  # fmt: skip
@@ -181,9 +228,11 @@ def find_moments(turns, project: str = "") -> list[Moment]:
             if _ENVIRONMENT.search(text):
                 s = next((s for s in sentences(text) if _ENVIRONMENT.search(s)), text)
                 moments.append(Moment("environment", s[:240], s[:300], t.index))
-        moments.extend(_tool_moments(t, project))
+        moments.extend(_rejection_moments(t))
+        run.extend((t.index, call) for call in t.tool_calls or [])
         if t.role in ("user", "person", "assistant") and (text.strip() or t.tool_calls):
             previous = t
+    moments.extend(_error_moments(run, project))
     return moments
 
 
@@ -220,20 +269,23 @@ def _matching(turns, pattern: re.Pattern, limit: int = 5) -> list[str]:
 
 
 def _actions(turns) -> str:
+    return actions_summary([call for t in turns for call in t.tool_calls or []])
+
+
+def actions_summary(calls: list[dict]) -> str:
     """What the agent did, from its calls: files edited or written, commands run, failures among them."""
     edited: list[str] = []
     ran: list[str] = []
     failed = 0
-    for t in turns:
-        for call in t.tool_calls or []:
-            inp = call.get("input") if isinstance(call.get("input"), dict) else {}
-            path = inp.get("file_path") or inp.get("path")
-            name = str(call.get("name") or "")
-            if path and re.search(r"edit|write|patch|create", name, re.IGNORECASE):
-                edited.append(str(path).rsplit("/", 1)[-1])
-            elif inp.get("command") or inp.get("cmd"):
-                ran.append(command_shape(call))
-            failed += bool(call.get("is_error") and not call.get("rejected"))
+    for call in calls:
+        inp = call.get("input") if isinstance(call.get("input"), dict) else {}
+        path = inp.get("file_path") or inp.get("path")
+        name = str(call.get("name") or "")
+        if path and re.search(r"edit|write|patch|create", name, re.IGNORECASE):
+            edited.append(str(path).rsplit("/", 1)[-1])
+        elif inp.get("command") or inp.get("cmd"):
+            ran.append(command_shape(call))
+        failed += bool(call.get("is_error") and not call.get("rejected"))
     parts = []
     if edited:
         parts.append("edited " + ", ".join(dict.fromkeys(edited[:20])))

@@ -7,6 +7,42 @@ session titles and lessons (``forget_handler``), and ``scrub`` does the same to 
 from __future__ import annotations
 
 from chats.text import TurnIn
+from ledger.forget.coverage import declare, redact_value
+
+HANDLER = "chats.forgetting"
+declare(
+    "chats.ChatSession",
+    scrubbed={"title": f"{HANDLER}: name redacted"},
+    redacted=("project", "outcome"),
+    exempt={"source_key": "a source key", "external_id": "a client's opaque id", "agent_id": "an agent's id",
+            "status": "a status", "content_hash": "a hash"},
+)  # fmt: skip
+declare(
+    "chats.ChatTurn",
+    scrubbed={n: f"{HANDLER}: their turns removed, their name redacted in others'"
+              for n in ("text", "speaker", "tool_calls", "extras", "search")},
+    exempt={"role": "a role"},
+)  # fmt: skip
+declare("chats.ImportedFile", exempt={"path": "a file path on the owner's machine", "format": "a format name"})
+declare(
+    "chats.Lesson",
+    scrubbed={"text": f"{HANDLER}: name redacted", "aliases": "same"},
+    redacted=("project", "history"),
+    exempt={"key": "a hash", "kind": "a kind", "status": "a status", "episode_keys": "episode keys"},
+)
+declare("chats.Prediction", redacted=("text",), exempt={"status": "a status"})
+declare("chats.HookDelivery", exempt={"session_key": "a client's session id"})
+declare("chats.SleepReport", redacted=("learned", "merged", "confirmed", "failed", "archived"))
+declare("chats.AgentProject", redacted=("key", "name", "root"))  # folder and repository names may name a person
+declare("chats.AgentTranscript", exempt={"agent_session_id": "an agent's session id", "agent_id": "a subagent's id",
+                                         "file_tag": "a hash of a file path"})  # fmt: skip
+declare("chats.TranscriptChunk", scrubbed={"records": f"{HANDLER}: name redacted (a re-import brings none back)"})
+declare(
+    "chats.AgentToolEvent",
+    scrubbed={"call": f"{HANDLER}: name redacted"},
+    exempt={"agent_session_id": "an agent's session id", "tool_use_id": "a tool call's id", "tool_name": "a tool"},
+)
+declare("chats.PrivateSpanCount", exempt={"entry_point": "an entry point's name (only counts are kept)"})
 
 
 def scrub(owner, turns: list[TurnIn]) -> list[TurnIn]:
@@ -26,7 +62,6 @@ def scrub(owner, turns: list[TurnIn]) -> list[TurnIn]:
 
 
 def _scrub_stored(owner, matcher) -> dict[str, int]:
-    from accounts.fields import search_vector
     from chats.models import ChatSession, ChatTurn, Lesson
     from chats.text import chain_hash
     from ledger.recall.models import Embedding
@@ -37,8 +72,10 @@ def _scrub_stored(owner, matcher) -> dict[str, int]:
     redacted = 0
     for t in ChatTurn.objects.filter(owner=owner):
         clean = matcher.redact(t.text)
-        if clean != t.text:
-            ChatTurn.objects.filter(pk=t.pk).update(text=clean, search=search_vector(clean))  # app-kept vector
+        calls, extras = redact_value(t.tool_calls, matcher), redact_value(t.extras, matcher)
+        if (clean, calls, extras) != (t.text, t.tool_calls, t.extras):
+            t.text, t.tool_calls, t.extras = clean, calls, extras
+            t.save(update_fields=["text", "tool_calls", "extras", "search"])  # the app-kept vector follows
             Embedding.objects.filter(owner=owner, kind="chat_turn", ref_id=t.pk).delete()
             redacted += 1
     for s in ChatSession.objects.filter(owner=owner):
@@ -53,7 +90,29 @@ def _scrub_stored(owner, matcher) -> dict[str, int]:
         aliases = [matcher.redact(a) for a in lesson.aliases]
         if clean != lesson.text or aliases != lesson.aliases:
             Lesson.objects.filter(pk=lesson.pk).update(text=clean, aliases=aliases)
-    return {"chat_turns_removed": len(removed_ids), "chat_turns_redacted": redacted}
+    return {"chat_turns_removed": len(removed_ids), "chat_turns_redacted": redacted,
+            **_scrub_agent_records(owner, matcher)}  # fmt: skip
+
+
+def _scrub_agent_records(owner, matcher) -> dict[str, int]:
+    """What hooks sent and keep until it is imported (transcript pieces, tool calls) is redacted the same way: a
+    re-import must not bring a forgotten name back."""
+    import json
+
+    from chats.models import AgentToolEvent, TranscriptChunk
+
+    chunks = 0
+    for chunk in TranscriptChunk.objects.filter(owner=owner):
+        clean = matcher.redact(chunk.records)
+        if clean != chunk.records:
+            TranscriptChunk.objects.filter(pk=chunk.pk).update(records=clean)
+            chunks += 1
+    for event in AgentToolEvent.objects.filter(owner=owner):
+        raw = json.dumps(event.call, ensure_ascii=False)
+        clean = matcher.redact(raw)
+        if clean != raw:
+            AgentToolEvent.objects.filter(pk=event.pk).update(call=json.loads(clean))
+    return {"transcript_pieces_redacted": chunks}
 
 
 def forget_handler(event) -> dict[str, int]:
@@ -67,5 +126,10 @@ def forget_handler(event) -> dict[str, int]:
         sessions = list(ChatSession.objects.filter(owner=event.owner, source_key=event.source_label))
         for s in sessions:
             delete_session(owner=event.owner, session=s)
+        if event.source_label == ChatSession.Source.CLAUDE_CODE:
+            from chats.models import AgentToolEvent, AgentTranscript
+
+            AgentTranscript.objects.filter(owner=event.owner).delete()
+            AgentToolEvent.objects.filter(owner=event.owner).delete()
         return {"chat_sessions_removed": len(sessions)}
     return {}

@@ -17,10 +17,56 @@ from accounts.fields import EncryptedJSONField, EncryptedTextField, PlaintextSea
 from accounts.owned import OwnedModel, OwnedQuerySet
 
 
+class AgentProjectQuerySet(OwnedQuerySet):
+    def containing(self, path: str) -> AgentProjectQuerySet:
+        """Projects whose folder is ``path`` or one of its ancestors (longest, i.e. innermost, first)."""
+        from django.db.models.functions import Length
+
+        ancestors = [path] + [path[:i] for i, ch in enumerate(path) if ch == "/" and i > 0]
+        return self.filter(root__in=ancestors).order_by(Length("root").desc())
+
+
+class AgentProject(OwnedModel):
+    """Where a coding agent works: one repository (known by its remote URL, so every clone and worktree of it is
+    the same project) or one folder. Sessions, lessons and hook calls belong to at most one project; what belongs
+    to a project is shown only inside it (``Lesson.objects.visible_in``), and a lesson with no project (one
+    learned outside any) is shown everywhere. ``key`` is ``repo:<host>/<path>`` for a repository, else the
+    folder's absolute path (the same string the session's ``project`` field held before projects existed, so
+    lesson keys made then still match)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    key = models.CharField(max_length=500)
+    name = models.CharField(max_length=200)  # what a person calls it: the repository or folder name
+    root = models.CharField(max_length=1000, blank=True, default="")  # the folder last seen (repository root)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(auto_now=True)
+
+    objects = AgentProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-last_seen_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "key"], name="chats_agentproject_unique_key")]
+        indexes = [
+            # resolve_project: the project whose folder contains a session's working directory.
+            models.Index(fields=["owner", "root"], name="chats_project_root"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+    @property
+    def is_repository(self) -> bool:
+        return self.key.startswith("repo:")
+
+
 class ChatSessionQuerySet(OwnedQuerySet):
     def due(self, now) -> ChatSessionQuerySet:
         """Sessions whose debounce/retry time has come (the idle sweeper's query)."""
         return self.filter(distill_due_at__isnull=False, distill_due_at__lte=now)
+
+    def in_project(self, project: AgentProject | None) -> ChatSessionQuerySet:
+        """Sessions of ``project`` only (None: sessions that belong to no project)."""
+        return self.filter(agent_project=project) if project is not None else self.filter(agent_project__isnull=True)
 
 
 class ChatSession(OwnedModel):
@@ -53,6 +99,12 @@ class ChatSession(OwnedModel):
     agent_id = models.CharField(max_length=200, blank=True, default="")
     title = models.CharField(max_length=300, blank=True, default="")
     project = models.CharField(max_length=500, blank=True, default="")  # cwd of a coding agent
+    # The project the session belongs to; PROTECT: a project's sessions never silently lose their scope.
+    agent_project = models.ForeignKey(
+        AgentProject, null=True, blank=True, on_delete=models.PROTECT, related_name="sessions"
+    )
+    # The session a subagent's transcript belongs to (Claude Code's Task/Agent tool): shown and kept with it.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="subagents")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
     outcome = models.CharField(max_length=300, blank=True, default="")
     attempts = models.PositiveIntegerField(default=0)
@@ -80,6 +132,8 @@ class ChatSession(OwnedModel):
                 fields=["distill_due_at"], name="chats_session_due", condition=models.Q(distill_due_at__isnull=False)
             ),
             models.Index(fields=["owner", "-started_at"], name="chats_session_recent"),
+            # The memory proxy: the stored conversation whose turns a request's messages extend (conversation_for).
+            models.Index(fields=["owner", "source_key", "content_hash"], name="chats_session_content"),
         ]
 
     def __str__(self) -> str:
@@ -153,6 +207,12 @@ class LessonQuerySet(OwnedQuerySet):
     def active(self) -> LessonQuerySet:
         return self.filter(status=Lesson.Status.ACTIVE)
 
+    def visible_in(self, project: AgentProject | None) -> LessonQuerySet:
+        """Lessons that may be shown inside ``project``: its own and those learned outside any project. Outside
+        every project (None), only the latter: one project's lessons never reach another's context."""
+        unscoped = models.Q(agent_project__isnull=True)
+        return self.filter(unscoped | models.Q(agent_project=project) if project is not None else unscoped)
+
 
 class Lesson(OwnedModel):
     """Something learned from corrections, errors or surprises. active → merged (into a theme) | archived.
@@ -177,6 +237,10 @@ class Lesson(OwnedModel):
     kind = models.CharField(max_length=12, choices=Kind.choices)
     text = models.TextField()
     project = models.CharField(max_length=500, blank=True, default="")
+    # PROTECT: a project's lessons must never become unscoped (shown everywhere) because the project went.
+    agent_project = models.ForeignKey(
+        AgentProject, null=True, blank=True, on_delete=models.PROTECT, related_name="lessons"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     strength = models.FloatField(default=0.6)
     seen_count = models.PositiveIntegerField(default=1)
@@ -258,3 +322,110 @@ class SleepReport(OwnedModel):
 
     def __str__(self) -> str:
         return f"sleep report {self.day}"
+
+
+class PrivateSpanCount(OwnedModel):
+    """How many ``<private>…</private>`` spans were removed before anything was stored, per entry point. Only the
+    count is kept: never the text, its length or where it stood."""
+
+    class EntryPoint(models.TextChoices):
+        HOOKS = "hooks"
+        PROXY = "proxy"
+        INGEST = "ingest"
+        CONVERSATIONS = "conversations"  # the JSON conversation import endpoints
+        IMPORT = "import"  # file importers (CLI and upload)
+        MCP = "mcp"
+        OTHER = "other"
+
+    entry_point = models.CharField(max_length=20, choices=EntryPoint.choices)
+    removed = models.PositiveBigIntegerField(default=0)
+    last_removed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["entry_point"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "entry_point"], name="chats_privatespancount_one_per_entry")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry_point}: {self.removed}"
+
+
+class AgentTranscript(OwnedModel):
+    """One agent transcript a hook client sends piece by piece (a Claude Code session file, or one subagent's):
+    ``received_bytes`` is how far into the file on the agent's machine the client has sent. The content lives in
+    ``TranscriptChunk`` rows. Rows belong to the token's owner: another owner's session id is another row."""
+
+    agent_session_id = models.CharField(max_length=200)  # Claude Code's session_id
+    agent_id = models.CharField(max_length=200, blank=True, default="")  # a subagent's id; "" for the session
+    file_tag = models.CharField(max_length=12, blank=True, default="")  # the client's tag of its file (not a path)
+    agent_project = models.ForeignKey(AgentProject, null=True, blank=True, on_delete=models.SET_NULL)
+    received_bytes = models.BigIntegerField(default=0)
+    imported_bytes = models.BigIntegerField(default=0)  # what the last import read (nothing new: no import)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "agent_session_id", "agent_id"], name="chats_agenttranscript_unique_session"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent_session_id}{':' + self.agent_id if self.agent_id else ''} ({self.received_bytes} B)"
+
+    @property
+    def external_id(self) -> str:
+        """The chat session id the transcript is stored under (the file importer's ids for the same file)."""
+        base = f"{self.file_tag or 'hook'}:{self.agent_session_id}"
+        return f"{base}:agent-{self.agent_id}" if self.agent_id else base
+
+
+class TranscriptChunk(OwnedModel):
+    """The records of bytes [start, end) of an agent transcript, as the importer reads them: only the fields it
+    uses, long texts cut, ``<private>`` spans removed and secrets masked before this row is written."""
+
+    transcript = models.ForeignKey(AgentTranscript, on_delete=models.CASCADE, related_name="chunks")
+    start = models.BigIntegerField()
+    end = models.BigIntegerField()
+    records = EncryptedTextField(blank=True, default="")  # JSON Lines
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["transcript_id", "start"]
+        constraints = [
+            models.UniqueConstraint(fields=["transcript", "start"], name="chats_transcriptchunk_unique_start"),
+            models.CheckConstraint(condition=models.Q(end__gt=models.F("start")), name="chats_transcriptchunk_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.transcript_id} [{self.start}, {self.end})"
+
+
+class AgentToolEvent(OwnedModel):
+    """A tool call as a PostToolUse (or PostToolUseFailure) hook reported it, kept until the session's transcript
+    is imported (which holds the same call): what happened in a session is known even when it never reached
+    Stop. ``call`` holds the input and the response, cut, with private spans removed and secrets masked."""
+
+    agent_session_id = models.CharField(max_length=200)
+    agent_project = models.ForeignKey(AgentProject, null=True, blank=True, on_delete=models.SET_NULL)
+    tool_use_id = models.CharField(max_length=200, blank=True, default="")
+    tool_name = models.CharField(max_length=200)
+    call = EncryptedJSONField(default=dict, blank=True)
+    is_error = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "agent_session_id", "tool_use_id"],
+                condition=~models.Q(tool_use_id=""),
+                name="chats_agenttoolevent_once_per_call",
+            )
+        ]
+        indexes = [models.Index(fields=["owner", "agent_project", "-created_at"], name="chats_toolevent_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} in {self.agent_session_id}"

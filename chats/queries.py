@@ -12,7 +12,11 @@ from ledger.models import Episode
 
 
 def recent_sessions(owner, *, limit: int = 50):
-    return ChatSession.objects.owned_by(owner).order_by("-started_at", "-id")[:limit]
+    return (
+        ChatSession.objects.owned_by(owner)
+        .select_related("agent_project", "parent")
+        .order_by("-started_at", "-id")[:limit]
+    )
 
 
 def sessions_by_day(owner, *, limit: int = 100) -> OrderedDict:
@@ -33,8 +37,17 @@ def sessions_by_day(owner, *, limit: int = 100) -> OrderedDict:
     return days
 
 
-def lessons(owner, *, query: str = "", limit: int = 50, status: str = Lesson.Status.ACTIVE) -> list[Lesson]:
-    rows = list(Lesson.objects.owned_by(owner).filter(status=status).exclude(fact_public_id__isnull=True))
+ANY_PROJECT = object()  # ``lessons(project=ANY_PROJECT)``: every lesson, whatever its project (the owner's own views)
+
+
+def lessons(owner, *, query: str = "", limit: int = 50, status: str = Lesson.Status.ACTIVE,
+            project=ANY_PROJECT) -> list[Lesson]:  # fmt: skip
+    """The owner's lessons (with a ledger fact), best match for ``query`` first. ``project``: an ``AgentProject``
+    (its lessons and those learned outside any project), None (only those outside any project) or ANY_PROJECT."""
+    rows = Lesson.objects.owned_by(owner).filter(status=status).exclude(fact_public_id__isnull=True)
+    if project is not ANY_PROJECT:
+        rows = rows.visible_in(project)
+    rows = list(rows.select_related("agent_project"))
     if query:
         words = set(content_words(query))
         scored = [(len(words & set(content_words(" ".join([r.text, *r.aliases])))), r) for r in rows]
@@ -49,8 +62,9 @@ def latest_report(owner) -> SleepReport | None:
 def session_out(s: ChatSession) -> dict:
     return {
         "id": str(s.public_id), "source": s.source_key, "external_id": s.external_id, "title": s.title,
-        "project": s.project, "status": s.status, "outcome": s.outcome, "started_at": s.started_at,
-        "turns": s.turn_count,
+        "project": s.project, "project_name": s.agent_project.name if s.agent_project_id else "",
+        "status": s.status, "outcome": s.outcome, "started_at": s.started_at, "turns": s.turn_count,
+        "parent_id": str(s.parent.public_id) if s.parent_id else None,
     }  # fmt: skip
 
 
@@ -58,7 +72,7 @@ def lesson_out(x: Lesson) -> dict:
     return {
         "id": str(x.public_id), "kind": x.kind, "text": x.text, "strength": round(x.strength, 3),
         "status": x.status, "seen_count": x.seen_count, "aliases": x.aliases, "project": x.project,
-        "history": x.history,
+        "project_name": x.agent_project.name if x.agent_project_id else "", "history": x.history,
     }  # fmt: skip
 
 

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from chats.models import ChatSession, ChatTurn
+from chats.models import AgentToolEvent, AgentTranscript, ChatSession, ChatTurn
 from ledger.recall.planner import RecallItem
 from ledger.recall.providers import RecallProvider, adjacent_rows, span_rows
 
@@ -75,4 +75,7 @@ class ChatTurnProvider(RecallProvider):
 
     def prune(self, owner, before: datetime) -> int:
         deleted, by_model = ChatSession.objects.owned_by(owner).filter(last_turn_at__lt=before).delete()
+        # What hooks sent of those sessions goes with them (kept only to import their next lines).
+        AgentTranscript.objects.owned_by(owner).filter(updated_at__lt=before).delete()
+        AgentToolEvent.objects.owned_by(owner).filter(created_at__lt=before).delete()
         return by_model.get("chats.ChatSession", 0)

@@ -47,6 +47,7 @@ class IngestOut(Schema):
     turns_added: int
     turns_total: int
     replaced: bool = False
+    private_removed: int = 0  # <private> spans removed from this call before anything was stored
 
 
 class ParticipantIn(Schema):
@@ -75,6 +76,7 @@ class ChatConversationOut(Schema):
     episode_id: str | None = None
     turns_added: int
     turns_total: int
+    private_removed: int = 0
 
 
 class ConversationsOut(Schema):
@@ -87,10 +89,12 @@ class SessionOut(Schema):
     external_id: str
     title: str
     project: str
+    project_name: str = ""
     status: str
     outcome: str
     started_at: datetime | None
     turns: int
+    parent_id: str | None = None  # a subagent's session: the session that spawned it
 
 
 class LessonOut(Schema):
@@ -102,24 +106,51 @@ class LessonOut(Schema):
     seen_count: int
     aliases: list[str]
     project: str
+    project_name: str = ""
     history: list[dict]
 
 
+class HookProjectIn(Schema):
+    """Where the agent works, as the hook client found it on the agent's machine."""
+
+    root: str = Field(default="", max_length=1000)
+    repository: str = Field(default="", max_length=1000)
+
+
+class HookTranscriptIn(Schema):
+    """New lines of the agent's transcript: bytes [offset, end) of its file, read by the hook client."""
+
+    offset: int = Field(ge=0)
+    end: int = Field(ge=0)
+    lines: list[str] = Field(default_factory=list, max_length=20000)
+    agent_id: str = Field(default="", max_length=200)  # a subagent's transcript
+    file_tag: str = Field(default="", max_length=12, pattern=r"^([0-9a-f]{12})?$")
+
+
 class HookIn(Schema):
-    """A Claude Code hook payload (the documented fields; others are accepted and ignored)."""
+    """A Claude Code hook payload (the documented fields; others are accepted and ignored) and what the hook
+    client adds. Paths in it (``transcript_path``, ``agent_transcript_path``) are never opened."""
 
     model_config = {"extra": "allow"}
 
     session_id: str = Field(default="", max_length=200)
-    transcript_path: str = Field(default="", max_length=4000)
     cwd: str = Field(default="", max_length=4000)
     hook_event_name: str = Field(default="", max_length=50)
+    source: str = Field(default="", max_length=50)  # SessionStart: startup | resume | clear | compact
     prompt: str = Field(default="", max_length=MAX_TEXT)
     tool_name: str = Field(default="", max_length=200)
     tool_input: dict = Field(default_factory=dict)
+    tool_use_id: str = Field(default="", max_length=200)
+    tool_response: dict | list | str | None = None  # PostToolUse
+    error: str = Field(default="", max_length=MAX_TEXT)  # PostToolUseFailure
+    agent_id: str = Field(default="", max_length=200)
+    agent_type: str = Field(default="", max_length=200)
     stop_hook_active: bool = False
     last_assistant_message: str = Field(default="", max_length=MAX_TEXT)
+    almanac_project: HookProjectIn | None = None
+    almanac_transcript: HookTranscriptIn | None = None
 
 
 class HookOut(Schema):
     output: str  # what the hook prints on stdout ("" for nothing)
+    transcript_offset: int | None = None  # how far into the transcript file the server holds (the client resumes)

@@ -55,21 +55,19 @@ def sleep_all() -> int:
     return sleep.sleep_all()
 
 
-def enqueue_transcript_import(owner_id: int, path: str) -> None:
+def enqueue_transcript_import(transcript_pk: int) -> None:
     """Import an agent's transcript in the background (a hook must answer at once)."""
     from django_q.tasks import async_task
 
-    async_task(import_transcript, owner_id, path, task_name=f"chats-transcript-{owner_id}", timeout=600)
+    async_task(import_agent_transcript, transcript_pk, task_name=f"chats-transcript-{transcript_pk}", timeout=600)
 
 
-def import_transcript(owner_id: int, path: str) -> str | None:
-    """Store a Claude Code transcript without distilling; the idle sweeper distils it (hooks at Stop and End)."""
-    from django.contrib.auth import get_user_model
+def import_agent_transcript(transcript_pk: int) -> str | None:
+    """Store what hooks sent of a transcript as chat sessions; the idle sweeper distils them."""
+    from chats.models import AgentTranscript
+    from chats.services.agent_transcripts import import_transcript
 
-    from chats.services.imports import import_path
-
-    owner = get_user_model().objects.filter(pk=owner_id).first()
-    if owner is None:
+    transcript = AgentTranscript.objects.select_related("owner", "agent_project").filter(pk=transcript_pk).first()
+    if transcript is None:
         return None
-    report = import_path(owner=owner, path=path, fmt="claude-code", distill_now=False)
-    return ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items())) or "none"
+    return import_transcript(transcript=transcript)

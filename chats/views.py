@@ -16,17 +16,21 @@ from accounts import services as account_services
 from accounts.exceptions import DomainError
 from chats import queries, tasks
 from chats.forms import UploadForm
+from chats.privacy import removed_counts
 from chats.services import proxy
 from chats.services.imports import import_path
 from chats.services.sleep import report_markdown
 
 
 def _context(request, **extra) -> dict:
+    private = sorted(removed_counts(request.user).items())
     return {
         "days": queries.sessions_by_day(request.user),
         "lessons": queries.lessons(request.user, limit=100),
         "report": queries.latest_report(request.user),
         "form": UploadForm(),
+        "private_removed": [(entry, n) for entry, n in private if n],
+        "private_total": sum(n for _, n in private),
         **extra,
     }
 
@@ -80,21 +84,30 @@ def _error(message: str, status: int, kind: str = "invalid_request_error") -> Js
     return JsonResponse({"error": {"message": message, "type": kind}}, status=status)
 
 
-@csrf_exempt
-@require_POST
-def chat_completions(request):
+def _proxy_owner(request):
+    """(owner, None) for a request with an Almanac token, else (None, the error response)."""
     if not proxy.enabled():
-        return _error("The memory proxy is off: set ALMANAC_PROXY_UPSTREAM_URL.", 404, "not_found")
+        return None, _error("The memory proxy is off: set ALMANAC_PROXY_UPSTREAM_URL.", 404, "not_found")
     header = request.headers.get("Authorization", "")
     owner = account_services.authenticate_token(header[7:].strip()) if header.lower().startswith("bearer ") else None
     if owner is None:
-        return _error("Send 'Authorization: Bearer <Almanac token>'.", 401, "authentication_error")
+        return None, _error("Send 'Authorization: Bearer <Almanac token>'.", 401, "authentication_error")
+    return owner, None
+
+
+@csrf_exempt
+@require_POST
+def chat_completions(request):
+    owner, refused = _proxy_owner(request)
+    if refused is not None:
+        return refused
     try:
         body = json.loads(request.body or b"")
         if not isinstance(body, dict):
             raise ValueError
+        body = proxy.without_private(owner, body)
         sent, _block = proxy.with_memory(owner, body)
-        conversation = proxy.conversation_id(body, request.headers.get("X-Almanac-Conversation"))
+        conversation = proxy.conversation_for(owner, body, request.headers.get("X-Almanac-Conversation"))
         if body.get("stream"):
             return _stream(owner, body, sent, conversation)
         upstream = proxy.complete(sent)
@@ -105,16 +118,33 @@ def chat_completions(request):
     if upstream.status < 400:
         proxy.record(owner=owner, body=body, reply=proxy.reply_text(upstream.json()), conversation=conversation,
                      enqueue=tasks.enqueue_distill)  # fmt: skip
+    response = HttpResponse(upstream.body, status=upstream.status, content_type=upstream.content_type)
+    return _passed(response, upstream, conversation)
+
+
+@csrf_exempt
+@require_GET
+def models(request):
+    """``GET /v1/models``: the upstream's list, passed through (clients ask it before they chat)."""
+    _owner, refused = _proxy_owner(request)
+    if refused is not None:
+        return refused
+    try:
+        upstream = proxy.models()
+    except proxy.ProxyError as exc:
+        return _error(exc.message, exc.status, "upstream_error")
     return _passed(HttpResponse(upstream.body, status=upstream.status, content_type=upstream.content_type), upstream)
 
 
-def _passed(response, upstream):
+def _passed(response, upstream, conversation=None):
     for name, value in upstream.headers.items():  # Retry-After and rate-limit headers, unchanged
         response[name] = value
+    if conversation is not None:
+        response["X-Almanac-Conversation"] = conversation.external_id  # send it back to continue this one
     return response
 
 
-def _stream(owner, body: dict, sent: dict, conversation: str):
+def _stream(owner, body: dict, sent: dict, conversation):
     stream = proxy.open_stream(sent)
     if stream.status >= 400:
         return _passed(HttpResponse(b"".join(stream.chunks), status=stream.status,
@@ -128,4 +158,4 @@ def _stream(owner, body: dict, sent: dict, conversation: str):
     response = StreamingHttpResponse(stream.chunks, status=stream.status, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
-    return _passed(response, stream)
+    return _passed(response, stream, conversation)

@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("mcp", views.mcp_http, name="mcp"),
     path("v1/chat/completions", chats_views.chat_completions, name="memory-proxy"),
+    path("v1/models", chats_views.models, name="memory-proxy-models"),
     path("chats/", include("chats.urls")),
     path("memory/recall/", include("ledger.recall.urls")),
     path("memory/", include("ledger.urls")),

@@ -3,6 +3,7 @@
 FORMATS["claude-code"].files(root) -> [Path]                    # which files under PATH are sessions of this format
 FORMATS["claude-code"].parse(path, report) -> [SessionIn]       # report: lines skipped, by reason
 detect(path) -> "codex" | … | None                              # which format a file looks like (for hints)
+detect_tree(folder) -> "claude-code" | … | None                 # what most files under a folder look like
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from chats.importers import claude_code, codex, exports
 from chats.importers.base import FileReport, UnreadableFile
 from chats.text import SessionIn
 
-__all__ = ["FORMATS", "FileReport", "UnreadableFile", "detect"]
+__all__ = ["FORMATS", "FileReport", "UnreadableFile", "detect", "detect_tree"]
+
+
+def _same_file(path: Path, session: SessionIn) -> Path:
+    return path
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,7 @@ class Format:
     name: str
     files: Callable[[Path], list[Path]]
     parse: Callable[..., list[SessionIn]]
+    tag_path: Callable[[Path, SessionIn], Path] = _same_file  # the file a session's id is namespaced by
 
 
 def _json_files(root: Path) -> list[Path]:
@@ -31,7 +37,7 @@ def _json_files(root: Path) -> list[Path]:
 
 
 FORMATS: dict[str, Format] = {
-    "claude-code": Format("claude-code", claude_code.session_files, claude_code.parse_file),
+    "claude-code": Format("claude-code", claude_code.session_files, claude_code.parse_file, claude_code.tag_path),
     "codex": Format("codex", codex.session_files, codex.parse_file),
     "openai": Format("openai", _json_files, exports.parse_openai),
     "anthropic": Format("anthropic", _json_files, exports.parse_anthropic),
@@ -65,6 +71,36 @@ def _json_kind(doc) -> str | None:
         anthropic = "system" in first or any(b.get("type") in ("tool_use", "tool_result") for b in blocks)
         return "anthropic" if anthropic else "openai"
     return None
+
+
+def _candidates(root: Path, limit: int):
+    """Up to ``limit`` session-like files under ``root`` (``.jsonl`` first, then ``.json``), skipping hidden
+    folders; walked lazily, so a large ``~/.claude/projects`` is not listed in full to guess its format."""
+    import os
+
+    seen = 0
+    for suffix in (".jsonl", ".json"):
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if name.endswith(suffix) and not name.endswith(".meta.json"):
+                    yield Path(folder) / name
+                    seen += 1
+                    if seen >= limit:
+                        return
+
+
+def detect_tree(root: Path, sample: int = 25) -> str | None:
+    """The format most of the files under a folder look like (``~/.claude/projects``, ``~/.codex/sessions``,
+    an unpacked export); None when none of the first ``sample`` files fits a known format."""
+    if root.is_file():
+        return detect(root)
+    votes: dict[str, int] = {}
+    for path in _candidates(root, sample):
+        kind = detect(path)
+        if kind:
+            votes[kind] = votes.get(kind, 0) + 1
+    return max(votes, key=votes.get) if votes else None
 
 
 def detect(path: Path) -> str | None:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from accounts.timestamps import parse_iso
+from chats.pasted_text import split_pasted
 
 
 def parse_time(value) -> datetime | None:
@@ -116,6 +117,22 @@ def _tag_kind(tag: str) -> str:
     return "injected"
 
 
+# A value inside a harness block worth recognising again outside it: a path, an id, a file name.
+_BLOCK_VALUE = re.compile(r"[\w.~-]*[/\\][\w./\\~-]{6,}|\b(?=[\w-]*\d)[\w-]{8,}\b")
+
+
+def _harness_lines(text: str, blocks: list[str]) -> tuple[str, list[dict]]:
+    """Lines that go on from a harness block (they repeat a path or id from inside it, like Claude Code's
+    "Read the output file to retrieve the result: <the block's output file>"): the harness's, not the person's."""
+    values = {v for b in blocks for v in _BLOCK_VALUE.findall(b)}
+    if not values:
+        return text, []
+    kept, taken = [], []
+    for line in text.split("\n"):
+        (taken if any(v in line for v in values) else kept).append(line)
+    return "\n".join(kept), [{"kind": "injected", "text": line.strip()[:4000]} for line in taken if line.strip()]
+
+
 def split_typed(text: str) -> tuple[str, list[dict]]:
     """(the person's own words, [{kind, text}] for injected, pasted and quoted parts) of one user message."""
     extras: list[dict] = []
@@ -128,9 +145,13 @@ def split_typed(text: str) -> tuple[str, list[dict]]:
         return repl
 
     text = _TAGGED.sub(take(lambda m: _tag_kind(m.group(1))), text or "")
+    text, follow = _harness_lines(text, [e["text"] for e in extras])
+    extras += follow
     text = _INTERRUPT.sub(take(lambda m: "interrupt"), text)
     text = _FENCE.sub(take(lambda m: "pasted"), text)
     text = _QUOTE.sub(take(lambda m: "quoted"), text)
+    text, pasted = split_pasted(text)
+    extras += [{"kind": "pasted", "text": block[:4000]} for block in pasted]
     typed = re.sub(r"\n{3,}", "\n\n", text).strip()
     if typed.startswith("<") and typed.endswith(">"):  # an unclosed or unknown harness tag on its own
         extras.append({"kind": "injected", "text": typed[:4000]})

@@ -71,6 +71,7 @@ def _message_text(payload: dict) -> str:
 class _Reader:
     def __init__(self, path: Path, use_events: bool):
         self.session_id, self.cwd, self.use_events = path.stem, "", use_events
+        self.repository = ""
         self.turns: list[TurnIn] = []
         self.calls: dict[str, dict] = {}
         self.pending: list[dict] = []
@@ -116,6 +117,8 @@ class _Reader:
         if kind == "session_meta":
             self.session_id = str(payload.get("id") or self.session_id)
             self.cwd = payload.get("cwd") or self.cwd
+            git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+            self.repository = str(git.get("repository_url") or self.repository)
         elif kind == "turn_context":
             self.cwd = payload.get("cwd") or self.cwd
         elif kind == "event_msg" and self.use_events and ptype in ("user_message", "agent_message"):
@@ -169,4 +172,5 @@ def parse_file(path: Path, report: FileReport | None = None) -> list[SessionIn]:
     if not reader.turns:
         return []
     return [SessionIn(source_key=SOURCE, external_id=reader.session_id, turns=reader.turns, project=reader.cwd,
+                      repository=reader.repository,
                       started_at=next((t.at for t in reader.turns if t.at), None))]  # fmt: skip

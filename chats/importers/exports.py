@@ -42,13 +42,28 @@ def _has_own(turn: TurnIn) -> bool:
 
 
 # --- OpenAI ------------------------------------------------------------------------------------------
+def _part_text(part) -> str:
+    """A part's text: a string, or an object carrying ``text`` (a text block, a voice transcription); images
+    and other assets carry none."""
+    if isinstance(part, str):
+        return part
+    if isinstance(part, dict) and isinstance(part.get("text"), str) and part.get("content_type") not in (
+        "tool_call", "tool_result"):  # fmt: skip
+        return part["text"]
+    return ""
+
+
 def _chatgpt_parts(content: dict) -> str:
     ctype = content.get("content_type")
     if ctype in ("text", "multimodal_text"):
-        return "\n".join(p for p in content.get("parts") or [] if isinstance(p, str)).strip()
+        return "\n".join(t for t in (_part_text(p) for p in content.get("parts") or []) if t).strip()
     if ctype in ("code", "execution_output"):
         return str(content.get("text") or "")
     return ""
+
+
+def _tool_parts(content: dict, kind: str) -> list[dict]:
+    return [p for p in content.get("parts") or [] if isinstance(p, dict) and p.get("content_type") == kind]
 
 
 def _chatgpt_thoughts(content: dict) -> str:
@@ -83,6 +98,24 @@ def _chatgpt_message(turns: list[TurnIn], msg: dict, thinking: list[dict]) -> No
         return
     text = _chatgpt_parts(content)
     recipient = msg.get("recipient") or "all"
+    calls = [
+        {
+            "id": p.get("id"),
+            "name": p.get("name") or "tool",
+            "input": p.get("input") if isinstance(p.get("input"), dict) else {},
+            "result": "",
+            "is_error": False,
+        }
+        for p in _tool_parts(content, "tool_call")
+    ]
+    if calls and role == "assistant":  # tool calls as content parts (exports that carry them that way)
+        turns.append(_assistant(text, at, speaker="chatgpt", calls=calls))
+        return
+    results = _tool_parts(content, "tool_result")
+    if results and role == "tool":
+        for r in results:
+            _attach(turns, r.get("id"), str(r.get("output") or r.get("text") or "")[:4000])
+        return
     if role == "user" and text:
         turns.append(_user(text, at))
     elif role == "assistant" and recipient != "all":
@@ -135,7 +168,7 @@ def _chatgpt(conv: dict, path: Path, i: int, tag: str = "") -> SessionIn | None:
                      started_at=parse_time(conv.get("create_time")) or turns[0].at)  # fmt: skip
 
 
-def _openai_messages(body: dict, path: Path) -> list[SessionIn]:
+def _openai_messages(body: dict, path: Path, i: int = 0) -> list[SessionIn]:
     turns = []
     for m in body.get("messages") or []:
         role, content = m.get("role"), m.get("content")
@@ -151,15 +184,35 @@ def _openai_messages(body: dict, path: Path) -> list[SessionIn]:
             turns.append(_assistant(text, calls=calls))
         elif role == "tool":
             _attach(turns, m.get("tool_call_id"), text)
-    return [SessionIn(source_key="chat:openai", external_id=_digest_id(path, 0), turns=turns)] if turns else []
+    turns = [t for t in turns if t.role != "user" or _has_own(t)]
+    if not any(t.role == "user" for t in turns):
+        return []
+    ext = str(body.get("id") or body.get("conversation_id") or _digest_id(path, i))
+    return [SessionIn(source_key="chat:openai", external_id=ext, turns=turns, title=str(body.get("title") or ""),
+                      started_at=parse_time(body.get("create_time")))]  # fmt: skip
 
 
 def parse_openai(path: Path, report: FileReport | None = None) -> list[SessionIn]:
+    """A ChatGPT export (conversations with a ``mapping`` tree), a list of conversations carrying plain
+    ``messages`` (browser exporters), or one chat-completions body."""
+    report = report if report is not None else FileReport()
     data = _load(path)
-    if isinstance(data, dict) and "messages" in data:
+    if isinstance(data, dict) and "messages" in data and "mapping" not in data:
         return _openai_messages(data, path)
     convs = data if isinstance(data, list) else [data]
-    return [s for i, c in enumerate(convs) if isinstance(c, dict) for s in [_chatgpt(c, path, i)] if s]
+    out = []
+    for i, conv in enumerate(convs):
+        if not isinstance(conv, dict):
+            report.skip("a conversation that is not an object")
+            continue
+        if "mapping" not in conv and isinstance(conv.get("messages"), list):
+            found = _openai_messages(conv, path, i)
+        else:
+            found = [s for s in [_chatgpt(conv, path, i)] if s]
+        if not found:
+            report.skip("a conversation with no message from you")
+        out += found
+    return out
 
 
 # --- Anthropic ---------------------------------------------------------------------------------------

@@ -1,24 +1,36 @@
-"""Claude Code hooks: the lessons that bear on a prompt, a tool call or a hand-back, each at most once per
-agent session; and lessons written into a project's memory folder (one file per lesson + a managed section
-of MEMORY.md). A lesson file the person deleted is remembered in a manifest and not written again.
+"""Claude Code hooks: what each event records and what it answers.
+
+Every request carries its data (the hook client read the transcript and the repository on the agent's
+machine); nothing here opens a path. ``<private>`` spans are removed from the whole payload before anything
+reads it (the transcript's records are cleaned record by record in ``agent_transcripts``). Everything is the
+token owner's and scoped to the project the payload names:
+
+- SessionStart: a short block (pinned facts about the owner, this project's lessons, the last session here),
+  sent again after ``compact`` and ``clear``, when the context that held it is gone;
+- UserPromptSubmit: lessons bearing on the prompt (each once per session) and memories recall selected for it
+  above its threshold, within a small token budget; nothing when recall selects nothing;
+- PreToolUse: lessons bearing on the call; PostToolUse: the call is recorded (``AgentToolEvent``);
+- Stop, SubagentStop, PreCompact, SessionEnd: the new transcript lines are stored (a subagent's as its own
+  session, linked to the parent); Stop also shows the user lessons bearing on the agent's last message.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
 from accounts.exceptions import DomainError
-from chats.models import HookDelivery, Lesson
+from chats.models import AgentProject, HookDelivery, Lesson
+from chats.privacy import EntryPoint, PrivateFilter, record_removed
+from chats.projects import ProjectRef, resolve_project
+from chats.services import agent_context, agent_transcripts, tool_events
 from chats.text import content_words
 
-START = "<!-- almanac:lessons:start -->"
-END = "<!-- almanac:lessons:end -->"
-MANIFEST = ".almanac-lessons.json"
 MAX_LESSONS = 3
+RESEND_SOURCES = ("compact", "clear")  # SessionStart sources after which the earlier context is gone
 
 
 class HookError(DomainError):
@@ -29,30 +41,19 @@ HOOK_EVENTS = {
     "session-start": "SessionStart",
     "user-prompt-submit": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
     "stop": "Stop",
+    "subagent-stop": "SubagentStop",
     "pre-compact": "PreCompact",
     "session-end": "SessionEnd",
+    "transcript": "",  # the client sending the rest of a transcript (no hook event of Claude Code's)
 }
-# Events after which the transcript on disk holds new turns worth storing (distilled later by the sweeper).
-TRANSCRIPT_EVENTS = ("stop", "pre-compact", "session-end")
 
 
-def _last_assistant_text(transcript_path: str) -> str:
-    try:
-        lines = Path(transcript_path).read_text(encoding="utf-8", errors="replace").splitlines()[-200:]
-    except (OSError, TypeError):
-        return ""
-    for line in reversed(lines):
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if rec.get("type") == "assistant":
-            content = (rec.get("message") or {}).get("content") or []
-            text = " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-            if text.strip():
-                return text
-    return ""
+@dataclass
+class HookAnswer:
+    output: str = ""  # what the client prints (Claude Code's contract for the event)
+    transcript_offset: int | None = None  # how far into the transcript file the server now holds
 
 
 def hook_query(event: str, payload: dict) -> str:
@@ -61,132 +62,98 @@ def hook_query(event: str, payload: dict) -> str:
     if event == "pre-tool-use":
         tool_input = payload.get("tool_input") or {}
         return f"{payload.get('tool_name') or ''} {json.dumps(tool_input)[:2000]}"
-    return str(payload.get("last_assistant_message") or "") or _last_assistant_text(_transcript(payload))
+    return str(payload.get("last_assistant_message") or "")
 
 
-def relevant_lessons(owner, text: str, *, project: str = "", limit: int = MAX_LESSONS) -> list[Lesson]:
-    """Active lessons sharing content words with ``text``; lessons of another project need a stronger match."""
+def relevant_lessons(owner, text: str, *, project: AgentProject | None, limit: int = MAX_LESSONS) -> list[Lesson]:
+    """Active lessons visible in ``project`` that share content words with ``text``, strongest match first."""
     words = set(content_words(re.sub(r"[_\-/\"{}:,\[\]]", " ", text)))
     if not words:
         return []
     scored = []
-    for lesson in Lesson.objects.owned_by(owner).active().exclude(fact_public_id__isnull=True):
-        lw = set(content_words(" ".join([lesson.text, *lesson.aliases])))
-        overlap = len(words & lw)
-        same_place = not lesson.project or not project or lesson.project == project
-        if overlap >= (1 if same_place else 2):
+    for lesson in Lesson.objects.owned_by(owner).active().exclude(fact_public_id__isnull=True).visible_in(project):
+        overlap = len(words & set(content_words(" ".join([lesson.text, *lesson.aliases]))))
+        if overlap:
             scored.append((overlap + lesson.strength, lesson))
     return [lesson for _, lesson in sorted(scored, key=lambda x: -x[0])[:limit]]
 
 
-def _deliver_once(owner, session_key: str, lessons: list[Lesson]) -> list[Lesson]:
+def _deliver_once(owner, session_key: str, lessons: list[Lesson], *, again: bool = False) -> list[Lesson]:
+    """The lessons not yet shown in this agent session (all of them with ``again``), recorded as shown."""
     fresh = []
     for lesson in lessons:
         try:
             with transaction.atomic():
                 HookDelivery.objects.create(owner=owner, session_key=session_key[:200], lesson=lesson)
         except IntegrityError:
-            continue  # already shown in this agent session
+            if not again:
+                continue  # already shown in this agent session
         fresh.append(lesson)
     return fresh
 
 
-def _transcript(payload: dict) -> str:
-    """The transcript path of the payload when it names a readable Claude Code session file, else ""."""
-    path = payload.get("transcript_path")
-    if not isinstance(path, str) or not path.endswith(".jsonl"):
-        return ""
-    p = Path(path).expanduser()
-    return str(p) if p.is_file() else ""
+def _context_json(event: str, text: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": HOOK_EVENTS[event], "additionalContext": text}})
 
 
-def _project_lessons(owner, project: str, limit: int = MAX_LESSONS) -> list[Lesson]:
-    rows = Lesson.objects.owned_by(owner).active().exclude(fact_public_id__isnull=True)
-    return [x for x in rows if not x.project or not project or x.project == project][:limit]
+def _lesson_text(lessons: list[Lesson]) -> str:
+    return "Lessons from earlier sessions (Almanac):\n" + "\n".join(f"- {x.text}" for x in lessons)
 
 
-def run_hook(*, owner, event: str, payload: dict, memory_dir: str | None = None, enqueue_import=None) -> str:
-    """What the hook prints (Claude Code's contract): plain text for UserPromptSubmit (added to the context),
-    hook JSON with ``additionalContext`` for SessionStart and PreToolUse, a ``systemMessage`` for Stop, nothing
-    for PreCompact and SessionEnd. ``enqueue_import(owner_id, path)`` stores the transcript in the background at
-    Stop, PreCompact and SessionEnd."""
+def _session_start(owner, payload: dict, project, session_key: str) -> str:
+    again = str(payload.get("source") or "") in RESEND_SOURCES
+    lessons = _deliver_once(owner, session_key, agent_context.project_lessons(owner, project), again=again)
+    block = agent_context.session_start_block(owner, project=project, session_id=session_key, lessons=lessons)
+    return _context_json("session-start", block) if block else ""
+
+
+def _prompt(owner, payload: dict, project, session_key: str) -> str:
+    prompt = str(payload.get("prompt") or "")
+    lessons = _deliver_once(owner, session_key, relevant_lessons(owner, prompt, project=project))
+
+    def allow(info: agent_context.SessionInfo) -> bool:
+        # Never another project's sessions; never this session (the agent has it in its context already).
+        return info.visible_in(project) and not info.is_agent_session(session_key)
+
+    items = agent_context.recalled(owner, prompt, budget=agent_context.PROMPT_BUDGET, allow=allow)
+    parts = [_lesson_text(lessons)] if lessons else []
+    if items:
+        lines = "\n".join(agent_context.block_lines(owner, items))
+        parts.append(f"From the person's memory (Almanac; use only if relevant):\n{lines}")
+    return "\n\n".join(parts)
+
+
+def run_hook(*, owner, event: str, payload: dict, enqueue_import=None) -> HookAnswer:
+    """Record what the event carries and answer it (see the module doc). ``enqueue_import(transcript_pk)`` runs
+    after commit when new transcript lines were stored (the tasks module passes it; services never import it)."""
     if event not in HOOK_EVENTS:
         raise HookError(f"unknown hook event {event!r}; expected one of {', '.join(HOOK_EVENTS)}")
-    project = str(payload.get("cwd") or "")
-    transcript = _transcript(payload)
-    if event in TRANSCRIPT_EVENTS and transcript and enqueue_import is not None:
-        enqueue_import(owner.pk, transcript)
-    if event == "stop" and not payload.get("stop_hook_active"):
-        folder = memory_dir or _default_memory_dir(payload)
-        if folder:
-            write_memory_folder(owner=owner, folder=folder, project=project)
-    if event in ("pre-compact", "session-end"):
-        return ""
-    found = (
-        _project_lessons(owner, project)
-        if event == "session-start"
-        else relevant_lessons(owner, hook_query(event, payload), project=project)
-    )
-    lessons = _deliver_once(owner, str(payload.get("session_id") or "default"), found)
-    if not lessons:
-        return ""
-    lines = "\n".join(f"- {x.text}" for x in lessons)
-    text = f"Lessons from earlier sessions (Almanac):\n{lines}"
-    if event == "user-prompt-submit":
-        return text
-    if event in ("pre-tool-use", "session-start"):
-        return json.dumps({"hookSpecificOutput": {"hookEventName": HOOK_EVENTS[event], "additionalContext": text}})
-    return json.dumps({"systemMessage": text})
-
-
-def _default_memory_dir(payload: dict) -> str:
-    path = _transcript(payload)
-    return str(Path(path).parent / "memory") if path else ""
-
-
-def _slug(text: str) -> str:
-    return "-".join(content_words(text)[:6])[:60] or "lesson"
-
-
-def write_memory_folder(*, owner, folder: str | Path, project: str = "") -> list[str]:
-    """Write one file per active lesson and the managed MEMORY.md section; returns the files written."""
-    root = Path(folder)
-    root.mkdir(parents=True, exist_ok=True)
-    manifest_path = root / MANIFEST
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except (OSError, ValueError):
-        manifest = {}
-    written, entries = [], []
-    lessons = Lesson.objects.owned_by(owner).active().exclude(fact_public_id__isnull=True)
-    for lesson in lessons:
-        if lesson.project and project and lesson.project != project:
-            continue
-        lid = str(lesson.public_id)
-        name = manifest.get(lid, {}).get("file") or f"lesson-{_slug(lesson.text)}-{lid[:8]}.md"
-        path = root / name
-        if manifest.get(lid, {}).get("deleted") or (lid in manifest and not path.exists()):
-            manifest[lid] = {"file": name, "deleted": True}  # the person deleted it: never write it again
-            continue
-        body = f"---\nname: {lesson.text[:80]}\ntype: feedback\nstrength: {lesson.strength:.2f}\n---\n\n{lesson.text}\n"
-        if lesson.aliases:
-            body += "\nAlso seen as:\n" + "".join(f"- {a}\n" for a in lesson.aliases)
-        if not path.exists() or path.read_text() != body:
-            path.write_text(body)
-            written.append(name)
-        manifest[lid] = {"file": name}
-        entries.append(f"- [{lesson.text[:100]}]({name})")
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    _write_index(root / "MEMORY.md", entries)
-    return written
-
-
-def _write_index(path: Path, entries: list[str]) -> None:
-    section = "\n".join([START, "## Lessons (managed by Almanac; edits here are replaced)", *entries, END])
-    text = path.read_text() if path.exists() else ""
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = (text.rstrip() + "\n\n" if text.strip() else "") + section + "\n"
-    path.write_text(text)
+    piece = agent_transcripts.Piece.from_payload(payload.pop("almanac_transcript", None))
+    private = PrivateFilter()
+    payload = private.value(payload)
+    record_removed(owner=owner, entry_point=EntryPoint.HOOKS, count=private.removed)
+    ref = ProjectRef.from_payload(payload)
+    project = resolve_project(owner=owner, ref=ref) if not ref.empty else None
+    session_key = str(payload.get("session_id") or "")[:200]
+    answer = HookAnswer()
+    if piece is not None:
+        answer.transcript_offset = agent_transcripts.receive(
+            owner=owner, session_id=session_key, piece=piece, project=project, enqueue=enqueue_import
+        )
+    if event == "session-start":
+        answer.output = _session_start(owner, payload, project, session_key)
+    elif event == "user-prompt-submit":
+        answer.output = _prompt(owner, payload, project, session_key)
+    elif event == "pre-tool-use":
+        lessons = _deliver_once(
+            owner, session_key, relevant_lessons(owner, hook_query(event, payload), project=project)
+        )
+        answer.output = _context_json(event, _lesson_text(lessons)) if lessons else ""
+    elif event == "post-tool-use":
+        tool_events.record(owner=owner, payload=payload, project=project)
+    elif event == "stop" and not payload.get("stop_hook_active"):
+        lessons = _deliver_once(
+            owner, session_key, relevant_lessons(owner, hook_query(event, payload), project=project)
+        )
+        answer.output = json.dumps({"systemMessage": _lesson_text(lessons)}) if lessons else ""
+    return answer

@@ -1,9 +1,14 @@
-"""Registering Almanac with coding agents: Claude Code hooks (``settings.json``) and the MCP server
-(``.mcp.json`` for a project, ``claude mcp add`` for the user), and the Codex equivalent (``config.toml``).
+"""Registering Almanac with coding agents without the plugin: Claude Code hooks and the MCP server, and the
+Codex equivalent (``config.toml``).
 
-Writing is idempotent: Almanac's own hook entries (recognised by the client's path) are replaced, everything
-else in the file is kept. The hook commands call ``chats/hook_client.py`` (standard library only) with the
-server URL and a token in the environment, so they need no database settings at all.
+No file a project shares or commits gets the token. The hooks and the token go into the settings file Claude
+Code keeps out of version control (``.claude/settings.local.json`` for a project, ``~/.claude/settings.json``
+for the user), the token in its ``env`` block; ``.mcp.json`` names the token by environment-variable
+expansion (``${ALMANAC_TOKEN}``). Each place gets one token (named after it): a rerun reuses the token it wrote
+when that still works, else makes a new one and revokes the earlier ones of that place; a token given with
+``--token`` is checked before it is written. Writing is idempotent: Almanac's own entries (recognised by the
+client's file name) are replaced, everything else in the files is kept, and Almanac's entries left in the
+shared ``.claude/settings.json`` by earlier versions (which held the token) are removed.
 """
 
 from __future__ import annotations
@@ -18,17 +23,22 @@ from django.conf import settings
 
 from accounts.exceptions import DomainError
 
-CLIENT = Path(__file__).resolve().parent.parent / "hook_client.py"
+CLIENT = Path(__file__).resolve().parent.parent / "agent_plugin" / "hook_client.py"
+TOOLS_THAT_ACT = "Bash|Edit|Write|MultiEdit|NotebookEdit"
 # Claude Code event → (client event, matcher or None, timeout seconds). Timeouts are a ceiling only: the
 # client gives up after ALMANAC_HOOK_TIMEOUT (0.5 s) and lets the agent continue.
 EVENTS = {
     "SessionStart": ("session-start", "startup|resume|clear|compact", 5),
     "UserPromptSubmit": ("user-prompt-submit", None, 5),
-    "PreToolUse": ("pre-tool-use", "Bash|Write|Edit|MultiEdit", 5),
+    "PreToolUse": ("pre-tool-use", TOOLS_THAT_ACT, 5),
+    "PostToolUse": ("post-tool-use", TOOLS_THAT_ACT, 5),
+    "PostToolUseFailure": ("post-tool-use", TOOLS_THAT_ACT, 5),
     "Stop": ("stop", None, 5),
+    "SubagentStop": ("subagent-stop", None, 5),
     "PreCompact": ("pre-compact", None, 5),
     "SessionEnd": ("session-end", None, 5),
 }
+TOKEN_NAME = "coding agents"
 
 
 class SetupError(DomainError):
@@ -40,23 +50,32 @@ class SetupResult:
     written: list[str] = field(default_factory=list)  # files changed
     unchanged: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)  # to run by hand (user-scope MCP, Codex)
+    notes: list[str] = field(default_factory=list)
 
 
-def hook_command(event: str, *, url: str, token: str) -> str:
-    env = f"ALMANAC_URL={shlex.quote(url)} ALMANAC_TOKEN={shlex.quote(token)}"
+def hook_command(event: str, *, python: str | None = None, client: str | None = None) -> str:
     # -S: no site-packages (the client is standard library only), which keeps the start-up near 20 ms.
-    return f"{env} {shlex.quote(sys.executable)} -S {shlex.quote(str(CLIENT))} {event}"
+    return f"{shlex.quote(python or sys.executable)} -S {client or shlex.quote(str(CLIENT))} {event}"
 
 
-def hooks_block(*, url: str, token: str) -> dict:
+def hooks_block(command=hook_command) -> dict:
+    """The ``hooks`` object for every event Almanac listens to; ``command(event)`` builds each command."""
     block: dict = {}
     for name, (event, matcher, timeout) in EVENTS.items():
-        entry: dict = {"hooks": [{"type": "command", "command": hook_command(event, url=url, token=token),
-                                  "timeout": timeout}]}  # fmt: skip
+        entry: dict = {"hooks": [{"type": "command", "command": command(event), "timeout": timeout}]}
         if matcher:
             entry = {"matcher": matcher, **entry}
         block[name] = [entry]
     return block
+
+
+def plugin_hooks() -> dict:
+    """The plugin's ``hooks/hooks.json`` (the client found through ``${CLAUDE_PLUGIN_ROOT}``)."""
+    client = '"${CLAUDE_PLUGIN_ROOT}/hook_client.py"'
+    return {
+        "description": "Almanac: context at session start and per prompt, transcripts and tool calls recorded.",
+        "hooks": hooks_block(lambda event: hook_command(event, python="python3", client=client)),
+    }
 
 
 def _ours(entry) -> bool:
@@ -68,19 +87,33 @@ def _ours(entry) -> bool:
 def merge_hooks(current: dict, block: dict) -> dict:
     """``current`` settings with Almanac's hook entries replaced by ``block`` (other hooks untouched)."""
     out = dict(current)
-    hooks = dict(out.get("hooks") or {})
+    hooks = {name: [e for e in entries or [] if not _ours(e)] for name, entries in (out.get("hooks") or {}).items()}
     for name, entries in block.items():
-        kept = [e for e in hooks.get(name) or [] if not _ours(e)]
-        hooks[name] = kept + entries
-    out["hooks"] = hooks
+        hooks[name] = hooks.get(name, []) + entries
+    out["hooks"] = {name: entries for name, entries in hooks.items() if entries}
     return out
 
 
-def mcp_entry(*, url: str, token: str) -> dict:
-    return {"type": "http", "url": f"{url.rstrip('/')}/mcp", "headers": {"Authorization": f"Bearer {token}"}}
+def without_hooks(current: dict) -> dict:
+    """``current`` settings with Almanac's hook entries (and its env variables) removed."""
+    out = merge_hooks(current, {})
+    if not out["hooks"]:
+        out.pop("hooks")
+    env = {k: v for k, v in (out.get("env") or {}).items() if not k.startswith("ALMANAC_")}
+    if "env" in out:
+        out["env"] = env
+        if not env:
+            out.pop("env")
+    return out
 
 
-def _read(path: Path) -> dict:
+def mcp_entry(*, url: str) -> dict:
+    """The ``.mcp.json`` server entry: URL and token by environment-variable expansion (no secret in it)."""
+    return {"type": "http", "url": f"${{ALMANAC_URL:-{url.rstrip('/')}}}/mcp",
+            "headers": {"Authorization": "Bearer ${ALMANAC_TOKEN}"}}  # fmt: skip
+
+
+def read_json(path: Path) -> dict:
     if not path.exists():
         return {}
     try:
@@ -92,21 +125,23 @@ def _read(path: Path) -> dict:
     return data
 
 
-def _write(path: Path, data: dict, result: SetupResult) -> None:
+def _write(path: Path, data: dict, result: SetupResult, *, private: bool = False) -> None:
     text = json.dumps(data, indent=2) + "\n"
     if path.exists() and path.read_text() == text:
         result.unchanged.append(str(path))
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+    if private:
+        path.chmod(0o600)  # it holds the token
     result.written.append(str(path))
 
 
 def stdio_env() -> dict:
     """What a stdio MCP server started by an agent needs to find this installation's database."""
-    env = {"ALMANAC_HOME": str(getattr(settings, "ALMANAC_HOME", ""))}
     import os
 
+    env = {"ALMANAC_HOME": str(getattr(settings, "ALMANAC_HOME", ""))}
     if os.environ.get("DATABASE_URL"):
         env["DATABASE_URL"] = os.environ["DATABASE_URL"]
     return {k: v for k, v in env.items() if v}
@@ -124,27 +159,109 @@ def codex_toml(*, username: str) -> str:
     )
 
 
-def setup_claude(*, scope: str, url: str, token: str, project_dir: Path, home: Path) -> SetupResult:
-    """Write the hooks into Claude Code's settings for ``scope`` (project: ``.claude/settings.json`` in
-    ``project_dir``; user: ``~/.claude/settings.json``) and register the MCP server (project: ``.mcp.json``;
-    user: the ``claude mcp add`` command to run, since ``~/.claude.json`` is Claude Code's own state file)."""
-    if scope not in ("project", "user"):
-        raise SetupError("scope must be project or user")
+@dataclass(frozen=True)
+class Place:
+    """Where ``setup_claude`` writes: the private settings file (hooks and token), the shared one it cleans, and
+    the MCP file (None for the user scope: ``claude mcp add`` is printed instead)."""
+
+    settings: Path
+    shared: Path | None
+    mcp: Path | None
+    token_name: str
+
+
+def place_for(*, scope: str, project_dir: Path, home: Path) -> Place:
+    if scope == "project":
+        claude = project_dir / ".claude"
+        return Place(claude / "settings.local.json", claude / "settings.json", project_dir / ".mcp.json",
+                     f"{TOKEN_NAME}: {project_dir.name}"[:100])  # fmt: skip
+    if scope == "user":
+        return Place(home / ".claude" / "settings.json", None, None, f"{TOKEN_NAME}: user settings")
+    raise SetupError("scope must be project or user")
+
+
+def plugin_place() -> Place:
+    """The plugin keeps its token in Claude Code's secure storage, where setup cannot read it: each run makes a
+    new one and revokes the plugin's earlier ones."""
+    return Place(Path("/nonexistent"), None, None, f"{TOKEN_NAME}: plugin")
+
+
+def plugin_instructions(*, url: str, token: str) -> str:
+    root = shlex.quote(str(Path(settings.BASE_DIR)))
+    return (
+        f"Token for the Almanac plugin (shown once; Claude Code keeps it in secure storage):\n  {token}\n"
+        f"Install the plugin from this checkout, then answer its two questions (URL: {url}, token: above):\n"
+        f"  claude plugin marketplace add {root}\n"
+        "  claude plugin install almanac@almanac-local\n"
+    )
+
+
+def token_in(place: Place) -> str:
+    """The token an earlier setup wrote into this place ("" when none)."""
+    if not place.settings.is_file():
+        return ""
+    value = (read_json(place.settings).get("env") or {}).get("ALMANAC_TOKEN")
+    return value if isinstance(value, str) else ""
+
+
+def setup_claude(*, place: Place, url: str, token: str) -> SetupResult:
+    """Write the hooks with the URL and token into ``place.settings`` (kept out of version control), remove
+    Almanac's entries from the shared settings file, and register the MCP server without a secret."""
     if not url.startswith(("http://", "https://")):
         raise SetupError("url must start with http:// or https://")
     result = SetupResult()
-    base = project_dir if scope == "project" else home
-    settings_path = base / ".claude" / "settings.json"
-    _write(settings_path, merge_hooks(_read(settings_path), hooks_block(url=url, token=token)), result)
-    entry = mcp_entry(url=url, token=token)
-    if scope == "project":
-        mcp_path = project_dir / ".mcp.json"
-        data = _read(mcp_path)
-        data["mcpServers"] = {**(data.get("mcpServers") or {}), "almanac": entry}
-        _write(mcp_path, data, result)
+    data = merge_hooks(read_json(place.settings), hooks_block())
+    data["env"] = {**(data.get("env") or {}), "ALMANAC_URL": url.rstrip("/"), "ALMANAC_TOKEN": token}
+    _write(place.settings, data, result, private=True)
+    if place.shared is not None and place.shared.exists():
+        shared = read_json(place.shared)
+        cleaned = without_hooks(shared)
+        if cleaned != shared:
+            _write(place.shared, cleaned, result)
+            result.notes.append(f"removed Almanac's hooks (and the token they held) from {place.shared}")
+    if place.mcp is not None:
+        mcp = read_json(place.mcp)
+        mcp["mcpServers"] = {**(mcp.get("mcpServers") or {}), "almanac": mcp_entry(url=url)}
+        _write(place.mcp, mcp, result)
     else:
         result.commands.append(
-            f"claude mcp add --transport http --scope user almanac {shlex.quote(entry['url'])} "
-            f"--header {shlex.quote('Authorization: Bearer ' + token)}"
+            f"claude mcp add --transport http --scope user almanac {shlex.quote(url.rstrip('/') + '/mcp')} "
+            '--header "Authorization: Bearer $ALMANAC_TOKEN"'
         )
     return result
+
+
+def choose_token(*, owner, place: Place, given: str | None = None, rotate: bool = False) -> tuple[str, str]:
+    """(the token to write, what was done). A given token must be one of the owner's active tokens. Otherwise
+    the token this place already holds is reused while it works; a new one (``rotate``, or none that works)
+    revokes the place's earlier tokens, so each place has one."""
+    from accounts.models import ApiToken
+    from accounts.services import authenticate_token, create_token, revoke_token
+
+    if given:
+        if authenticate_token(given) != owner:
+            raise SetupError("that token is not an active token of this user (create one in Settings → Tokens)")
+        return given, "using the given token"
+    current = token_in(place)
+    if current and not rotate and authenticate_token(current) == owner:
+        return current, f"reusing the token already in {place.settings}"
+    row, plain = create_token(owner=owner, name=place.token_name)
+    earlier = ApiToken.objects.owned_by(owner).active().filter(name=place.token_name).exclude(pk=row.pk)
+    for old in earlier:
+        revoke_token(token=old)
+    return plain, f"created token '{place.token_name}'" + (f", revoked {len(earlier)} earlier" if earlier else "")
+
+
+def check_server(url: str, token: str, timeout: float = 3.0) -> str:
+    """ "" when the server at ``url`` accepts ``token``; else why not. Raises SetupError when the server answers
+    that the token is wrong (it serves another database)."""
+    import httpx
+
+    try:
+        r = httpx.get(f"{url.rstrip('/')}/api/v1/chats/sessions", params={"limit": 1},
+                      headers={"Authorization": f"Bearer {token}"}, timeout=timeout)  # fmt: skip
+    except httpx.HTTPError as exc:
+        return f"the server at {url} did not answer ({type(exc).__name__}); hooks fail open until it runs"
+    if r.status_code == 401:
+        raise SetupError(f"the server at {url} refused the token (is it serving this installation's database?)")
+    return "" if r.status_code == 200 else f"the server at {url} answered {r.status_code}"

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from accounts.exceptions import DomainError
 from chats.models import ChatSession
+from chats.privacy import entry_point_for, filtered
 from chats.services import distilling
 from chats.services.store import store_session
 from chats.text import SessionIn, TurnIn
@@ -26,6 +27,7 @@ class ImportedConversation:
     session: ChatSession
     outcome: str
     added: int
+    private_removed: int = 0
 
     def as_dict(self) -> dict:
         s = self.session
@@ -36,6 +38,7 @@ class ImportedConversation:
             "episode_id": str(s.episode_id_ref) if s.episode_id_ref and self.outcome == "distilled" else None,
             "turns_added": self.added,
             "turns_total": s.turn_count,
+            "private_removed": self.private_removed,
         }
 
 
@@ -73,11 +76,12 @@ def import_conversation(
         )
     data = SessionIn(source_key=source_key, external_id=external_id.strip(), turns=items, title=title or "",
                      started_at=started_at)  # fmt: skip
+    _, private = filtered(owner, entry_point_for(source_key), lambda f: f.session(data))
     stored = store_session(owner=owner, data=data)
     session = stored.session
     session.refresh_from_db()
     if not items:
-        return ImportedConversation(session, "empty:no_turns", 0)
+        return ImportedConversation(session, "empty:no_turns", 0, private)
     if distill_now and (stored.added or stored.replaced or session.turns.pending().exists()):
         outcome = distilling.distill_session(session=session)
         session.refresh_from_db()
@@ -85,7 +89,7 @@ def import_conversation(
         outcome = session.outcome or "queued"
         if not distill_now and stored.added:
             distilling.mark_due(session=session, delay=0)
-    return ImportedConversation(session, outcome, stored.added)
+    return ImportedConversation(session, outcome, stored.added, private)
 
 
 def parse_jsonl(text: str) -> list[dict]:

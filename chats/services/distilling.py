@@ -122,6 +122,11 @@ def distill_session(*, session: ChatSession) -> str:
         # Only agent or tool output: nothing a person said, nothing to remember about them.
         ChatTurn.objects.filter(session=session, distilled_at__isnull=True).update(distilled_at=timezone.now())
         return _finish(session, Status.NO_SIGNALS, "no_signals")
+    if ledger_llm.model_work_waits_for_worker():
+        # A web request or demo seeding never waits on the model, but the worker asks it: the session goes to the
+        # worker (due now) instead of the deterministic path, so an import uses the configured model.
+        mark_due(session=session, delay=0)
+        return "queued"
     # The model's digest falls back to the deterministic one itself: a model failure never dead-letters a session.
     d = (
         session_digest(turns, title=session.title, project=session.project, owner=owner)
@@ -129,10 +134,13 @@ def distill_session(*, session: ChatSession) -> str:
         else digest(turns, title=session.title, project=session.project)
     )
     try:
+        # The memory pass asks the model (extractor, judge), so it runs outside any transaction: a slow model must
+        # hold no row lock that a page or the cap counter waits on. It writes in its own transaction and is
+        # idempotent per scope, so a retry after a failure below re-scores its memories instead of doubling them.
+        _write_memories(owner, session, turns)
         with transaction.atomic():
             episode_id, keys = _write_episodes(owner, session, d, turns)
             session.episode_id_ref = episode_id
-            _write_memories(owner, session, turns)
             lesson_services.observe(owner=owner, session=session, moments=d.moments, episode_keys=keys)
             ChatTurn.objects.filter(session=session, distilled_at__isnull=True).update(distilled_at=timezone.now())
             if not session.title:

@@ -15,9 +15,10 @@ from pathlib import Path
 from django.db import transaction
 
 from accounts.exceptions import DomainError
-from chats.importers import FORMATS, FileReport, UnreadableFile, detect
+from chats.importers import FORMATS, FileReport, UnreadableFile, detect, detect_tree
 from chats.importers.base import file_tag
 from chats.models import ImportedFile
+from chats.privacy import EntryPoint, filtered
 from chats.services import distilling
 from chats.services.store import store_session
 
@@ -37,25 +38,44 @@ class ImportReport:
     outcomes: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # files that could not be read: "path:line:col: why"
     hints: list[str] = field(default_factory=list)  # files that look like another format
+    empty: list[str] = field(default_factory=list)  # files of this format holding no conversation with the owner
     lines_skipped: Counter = field(default_factory=Counter)  # reason -> count, over all files
+    private_removed: int = 0  # <private> spans removed before anything was stored
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.hints
+        """Nothing unreadable, nothing in another format, and something was found (or was already imported)."""
+        return not self.errors and not self.hints and (self.sessions > 0 or self.files_skipped > 0)
+
+    def problem(self, path, fmt: str) -> str:
+        """One line saying why the import did not succeed ("" when it did)."""
+        if self.ok:
+            return ""
+        if self.errors or self.hints:
+            return f"{len(self.errors)} file(s) unreadable, {len(self.hints)} in another format"
+        if not self.files_seen:
+            return f"no {fmt} session files under {path}"
+        return f"no conversation with a message from you in {self.files_seen} {fmt} file(s): nothing was imported"
 
 
-def _hint(file: Path, fmt: str) -> str | None:
+def _hint(file: Path, fmt: str, shown: Path | None = None) -> str | None:
     guess = detect(file)
+    shown = shown or file
     if guess and guess != fmt:
-        return f"{file}: no {fmt} sessions found; this looks like a {guess} file (try --format {guess})"
+        return f"{shown}: no {fmt} sessions found; this looks like a {guess} file (try --format {guess})"
     if guess is None:
-        return f"{file}: no {fmt} sessions found and the file matches no known format"
+        return f"{shown}: no {fmt} sessions found and the file matches no known format"
     return None
 
 
-def _store_all(owner, sessions, tag: str, report: ImportReport, distill_now: bool) -> None:
+def _store_all(owner, sessions, tag_of, report: ImportReport, distill_now: bool) -> None:
     for data in sessions:
+        tag = tag_of(data)
         data.external_id = f"{tag}:{data.external_id}"[:200]
+        if data.parent_external_id:
+            data.parent_external_id = f"{tag}:{data.parent_external_id}"[:200]
+        _, private = filtered(owner, EntryPoint.IMPORT, lambda f, data=data: f.session(data))
+        report.private_removed += private
         stored = store_session(owner=owner, data=data)
         report.sessions += 1
         report.turns_added += stored.added
@@ -72,6 +92,13 @@ def _store_all(owner, sessions, tag: str, report: ImportReport, distill_now: boo
         report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
 
 
+def _tagger(spec, file: Path, label: str | None):
+    """Each session's id is namespaced by its file's tag (an upload's label; a subagent's parent file)."""
+    if label is not None:
+        return lambda data: file_tag(label)
+    return lambda data: file_tag(str(spec.tag_path(file, data).resolve()))
+
+
 def import_path(
     *, owner, path: str | Path, fmt: str | None = None, distill_now: bool = True, label: str | None = None
 ) -> ImportReport:
@@ -83,7 +110,7 @@ def import_path(
     if not root.exists():
         raise ImportError_(f"no such file or folder: {root}")
     if fmt is None:
-        fmt = detect(root) if root.is_file() else None
+        fmt = detect_tree(root)
         if fmt is None:
             raise ImportError_(f"cannot tell the format of {root}; name it with --format ({', '.join(FORMATS)})")
     if fmt not in FORMATS:
@@ -109,10 +136,14 @@ def import_path(
             continue
         report.lines_skipped.update(lines.skipped)
         if not sessions:
-            hint = _hint(file, fmt)
+            shown = Path(label.split(":", 2)[-1]) if label else file  # an upload's own name, not its temporary path
+            hint = _hint(file, fmt, shown)
             if hint:
                 report.hints.append(hint)
-        _store_all(owner, sessions, file_tag(key), report, distill_now)
+            else:
+                why = ", ".join(f"{n} {reason}" for reason, n in sorted(lines.skipped.items())) or "nothing readable"
+                report.empty.append(f"{shown}: read as {fmt}, but no conversation had a message from you ({why})")
+        _store_all(owner, sessions, _tagger(spec, file, label), report, distill_now)
         with transaction.atomic():
             ImportedFile.objects.update_or_create(
                 owner=owner, path=key[:1000], defaults={"format": fmt, "mtime": mtime, "sessions": len(sessions)}

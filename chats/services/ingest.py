@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.exceptions import DomainError
 from chats.models import ChatSession, ChatTurn
+from chats.privacy import entry_point_for, filtered
 from chats.services import distilling
 from chats.services.store import StoreMode, store_session
 from chats.text import SessionIn, TurnIn, canonical_agent_id
@@ -27,6 +28,7 @@ class IngestResult:
     session: ChatSession | None = None
     added: int = 0
     replaced: bool = False  # the stored turns differed from this whole-conversation call and were replaced
+    private_removed: int = 0  # <private> spans removed from this call's turns before anything else saw them
 
     def as_dict(self) -> dict:
         s = self.session
@@ -39,10 +41,11 @@ class IngestResult:
             "turns_added": self.added,
             "turns_total": s.turn_count if s else 0,
             "replaced": self.replaced,
+            "private_removed": self.private_removed,
         }
 
 
-def _turns_from_pairs(pairs: list[dict], at: datetime | None) -> list[TurnIn]:
+def turns_from_pairs(pairs: list[dict], at: datetime | None) -> list[TurnIn]:
     out: list[TurnIn] = []
     for pair in pairs:
         for role in ("user", "assistant"):
@@ -77,11 +80,12 @@ def ingest(
         raise IngestError("conversation_id must not be empty")
     if not turns:
         return IngestResult(outcome="empty:no_turns")
-    items = _turns_from_pairs(turns, session_date)
+    items, private = filtered(owner, entry_point_for(source_key),
+                              lambda f: [f.turn(t) for t in turns_from_pairs(turns, session_date)])  # fmt: skip
     if not any(t.text.strip() for t in items):
-        return IngestResult(outcome="empty:blank_turns")
+        return IngestResult(outcome="empty:blank_turns", private_removed=private)
     if not distilling.memory_enabled(owner, source_key):
-        return IngestResult(outcome="skipped:memory_disabled")
+        return IngestResult(outcome="skipped:memory_disabled", private_removed=private)
     data = SessionIn(
         source_key=source_key,
         external_id=conversation_id,
@@ -92,23 +96,21 @@ def ingest(
     due = timezone.now() + timedelta(seconds=distilling.idle_seconds())
     stored = store_session(owner=owner, data=data, pending=not skip_extraction, due_at=due, mode=mode)
     session = stored.session
+    done = {"session": session, "added": stored.added, "replaced": stored.replaced, "private_removed": private}
     if skip_extraction:
         ChatSession.objects.filter(pk=session.pk).update(
             status=ChatSession.Status.SKIPPED, outcome="skipped:extraction_disabled", distill_due_at=None
         )
-        return IngestResult(
-            outcome="skipped:extraction_disabled", session=session, added=stored.added, replaced=stored.replaced
-        )
+        return IngestResult(outcome="skipped:extraction_disabled", **done)
     if flush:
         session.refresh_from_db()
-        outcome = distilling.distill_session(session=session)
-        return IngestResult(outcome=outcome, session=session, added=stored.added, replaced=stored.replaced)
+        return IngestResult(outcome=distilling.distill_session(session=session), **done)
     if stored.added == 0 and not stored.replaced:
-        return IngestResult(outcome=session.outcome or "queued", session=session)
+        return IngestResult(outcome=session.outcome or "queued", session=session, private_removed=private)
     if enqueue is not None and stored.previous_due is None:
         # One debounce task per burst: later turns only move the due time (the task waits for it).
         transaction.on_commit(lambda: enqueue(session.pk))
-    return IngestResult(outcome="queued", session=session, added=stored.added, replaced=stored.replaced)
+    return IngestResult(outcome="queued", **done)
 
 
 def flush(*, owner, conversation_id: str, source_key: str = ChatSession.Source.INGEST, enqueue=None) -> IngestResult:

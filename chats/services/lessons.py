@@ -34,10 +34,16 @@ def _event(lesson: Lesson, event: str, now: datetime) -> None:
 
 def _key(moment: Moment, project: str) -> str:
     if moment.kind == "error" and moment.signature:
-        # (project, tool, error class, command shape): two different failures never share a lesson.
-        return hashlib.sha256(f"error\x1f{moment.signature}".encode()).hexdigest()
+        # (project, the cause without its particulars): one cause is one lesson, whichever tool or file it hit.
+        return hashlib.sha256(f"error\x1f{project}\x1f{moment.signature}".encode()).hexdigest()
     basis = moment.signature if moment.kind == "surprise" and moment.signature else moment.lesson
     return normalise_key(f"{moment.kind} {project} {basis}")
+
+
+def project_basis(session: ChatSession) -> str:
+    """What "the same project" means in a lesson's key: the project's key (a repository is one project in every
+    clone), else the session's working directory."""
+    return session.agent_project.key if session.agent_project_id else session.project
 
 
 def _write_fact(owner, lesson: Lesson, quote: str, episode_key: str, session: ChatSession) -> None:
@@ -91,7 +97,7 @@ def observe(
     now = now or timezone.now()
     touched: list[Lesson] = []
     for m in moments:
-        key = _key(m, session.project)
+        key = _key(m, project_basis(session))
         ep_key = episode_keys.get(id(m), "")
         with transaction.atomic():
             lesson, created = Lesson.objects.select_for_update().get_or_create(
@@ -101,6 +107,7 @@ def observe(
                     "kind": m.kind,
                     "text": m.lesson[:1000],
                     "project": session.project,
+                    "agent_project": session.agent_project,
                     "last_seen_at": now,
                     "status": Lesson.Status.ARCHIVED,
                     "strength": 0.0,

@@ -1,9 +1,12 @@
 """The memory proxy: an OpenAI-compatible ``/v1/chat/completions`` in front of the configured upstream model.
 
-For each request: what the recall gate selected for the last user message (nothing at all when it selects
-nothing: no identity block either) goes into the system prompt; the request is forwarded (streaming passes
-bytes through event by event); the exchange is recorded through the ingest path (source "chat:proxy", one
-conversation per ``X-Almanac-Conversation`` header or per first user message). The upstream's status,
+For each request: ``<private>`` spans are removed from the whole body first (nothing after sees them, the
+upstream included); what recall selected for the last user message above its threshold (never the proxy's own
+earlier exchanges, never the owner's identity lines alone) goes into the system prompt; the request is
+forwarded (streaming passes bytes through event by event); the exchange is recorded through the ingest path
+(source "chat:proxy"): in the conversation the ``X-Almanac-Conversation`` header names, else in the stored
+conversation whose turns the request's messages extend exactly, else in a new one (``conversation_for``); the
+answer names it in ``X-Almanac-Conversation``. ``GET /v1/models`` passes through to the upstream. The upstream's status,
 ``Retry-After`` and error body reach the client unchanged; a hung upstream is a 504 after
 ``ALMANAC_PROXY_READ_TIMEOUT``; a stream cut mid-way is recorded with what arrived, marked incomplete.
 Off unless ``ALMANAC_PROXY_UPSTREAM_URL`` is set. The upstream key never appears in logs or errors.
@@ -11,9 +14,9 @@ Off unless ``ALMANAC_PROXY_UPSTREAM_URL`` is set. The upstream key never appears
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -21,11 +24,15 @@ import httpx
 from django.conf import settings
 
 from chats.models import ChatSession
+from chats.privacy import EntryPoint, PrivateFilter, record_removed
+from chats.services import agent_context
 from chats.services import ingest as ingest_services
-from ledger.recall import services as recall_services
+from chats.services.store import NotAnExtension, StoreMode, stored_hashes
+from chats.text import SessionIn
 
 logger = logging.getLogger(__name__)
 MARK = "Context from the user's memory (Almanac; use only if relevant):"
+PROXY_BUDGET = 400  # tokens of recalled memory added to one request
 
 
 class ProxyError(Exception):
@@ -38,9 +45,9 @@ def enabled() -> bool:
     return bool(getattr(settings, "ALMANAC_PROXY_UPSTREAM_URL", ""))
 
 
-def _endpoint() -> str:
+def _endpoint(path: str = "/chat/completions") -> str:
     base = settings.ALMANAC_PROXY_UPSTREAM_URL.rstrip("/")
-    return (base if base.endswith("/v1") else base + "/v1") + "/chat/completions"
+    return (base if base.endswith("/v1") else base + "/v1") + path
 
 
 def _headers() -> dict:
@@ -58,13 +65,25 @@ def last_user_text(messages: list[dict]) -> str:
     return next((_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
 
 
+def without_private(owner, body: dict) -> dict:
+    """The request body with every ``<private>`` span removed (messages, tool arguments, anything textual),
+    counted for the owner: what follows (recall, the upstream, the record) never sees them."""
+    private = PrivateFilter()
+    clean = private.value(body)
+    record_removed(owner=owner, entry_point=EntryPoint.PROXY, count=private.removed)
+    return clean
+
+
+def _not_the_proxy(info: agent_context.SessionInfo) -> bool:
+    # The proxy's own earlier exchanges are never evidence for its next answer: each call would feed the next.
+    return info.source_key != ChatSession.Source.PROXY
+
+
 def selected_block(owner, query: str) -> str:
-    """The lines of what the recall gate selected for ``query``; "" when it selected nothing (the owner's
-    identity lines alone are never sent to an upstream model)."""
-    if not query:
-        return ""
-    result = recall_services.recall_context(owner=owner, query=query[:4000])
-    return "\n".join(i.line() for i in result.items if i.kind != "identity")
+    """The lines of what recall selected for ``query`` above its threshold ("" when it selected nothing; the
+    owner's identity lines alone are never sent to an upstream model)."""
+    items = agent_context.recalled(owner, query, budget=PROXY_BUDGET, allow=_not_the_proxy)
+    return "\n".join(agent_context.block_lines(owner, items))
 
 
 def with_memory(owner, body: dict) -> tuple[dict, str]:
@@ -84,16 +103,9 @@ def with_memory(owner, body: dict) -> tuple[dict, str]:
     return {**body, "messages": messages}, block
 
 
-def conversation_id(body: dict, header: str | None) -> str:
-    if header:
-        return header[:200]
-    first = next((_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"), "")
-    return "proxy-" + hashlib.sha256(f"{body.get('model', '')}\x1f{first}".encode()).hexdigest()[:24]
-
-
-def record(*, owner, body: dict, reply: str, conversation: str, enqueue=None, incomplete: bool = False) -> str:
-    """Record the exchange (prior user/assistant messages + this reply) through ingest; returns its outcome.
-    ``incomplete``: the reply is what arrived before the upstream stream was cut (marked on the stored turn)."""
+def exchange_pairs(body: dict, reply: str | None) -> list[dict]:
+    """The request's user/assistant messages as {user, assistant} pairs (the ingest shape), with ``reply`` as
+    the last pair's answer (None: the request only)."""
     pairs: list[dict] = []
     for m in body.get("messages", []):
         role = m.get("role")
@@ -101,12 +113,60 @@ def record(*, owner, body: dict, reply: str, conversation: str, enqueue=None, in
             pairs.append({"user": _text(m.get("content")), "assistant": None})
         elif role == "assistant" and pairs and pairs[-1]["assistant"] is None:
             pairs[-1]["assistant"] = _text(m.get("content"))
-    if pairs and pairs[-1]["assistant"] is None:
+    if reply is not None and pairs and pairs[-1]["assistant"] is None:
         pairs[-1]["assistant"] = reply
-    pairs = [{k: v for k, v in p.items() if v is not None} for p in pairs]
+    return [{k: v for k, v in p.items() if v is not None} for p in pairs]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Which stored conversation an exchange continues. ``external_id`` is the client's header, the stored
+    conversation whose turns the request's messages extend exactly, or a new id; ``named`` when the client
+    named it."""
+
+    external_id: str
+    named: bool = False
+
+
+def conversation_for(owner, body: dict, header: str | None) -> Conversation:
+    """The conversation of a request. Without ``X-Almanac-Conversation``, an exchange continues a stored
+    conversation only when its messages begin with exactly that conversation's turns (the longest such, the
+    most recent on a tie); anything else is a new conversation. Two chats that share a model and a first
+    message are two conversations."""
+    if header and header.strip():
+        return Conversation(header.strip()[:200], named=True)
+    pairs = exchange_pairs(body, None)
+    if pairs:
+        data = SessionIn(source_key=ChatSession.Source.PROXY, external_id="",
+                         turns=ingest_services.turns_from_pairs(pairs, None))  # fmt: skip
+        hashes = stored_hashes(owner, data)
+        rows = ChatSession.objects.owned_by(owner).filter(source_key=ChatSession.Source.PROXY, content_hash__in=hashes)
+        found = sorted(rows.values_list("content_hash", "updated_at", "external_id"),
+                       key=lambda r: (hashes.index(r[0]), r[1]), reverse=True)  # fmt: skip
+        if found:
+            return Conversation(found[0][2])
+    return Conversation(f"proxy-{uuid.uuid4().hex}")
+
+
+def record(*, owner, body: dict, reply: str, conversation: Conversation, enqueue=None, incomplete: bool = False) -> str:
+    """Record the exchange (the request's user/assistant messages + this reply) through ingest; returns its
+    outcome. Nothing stored is ever replaced: an exchange that does not extend the stored turns of its
+    conversation is a new conversation (unnamed), or adds only its last question and answer (named by the
+    client, who may trim or edit the history it sends). ``incomplete``: the reply is what arrived before the
+    upstream stream was cut (marked on the stored turn)."""
+    pairs = exchange_pairs(body, reply)
+    common = {"owner": owner, "agent_id": str(body.get("model") or ""), "source_key": ChatSession.Source.PROXY,
+              "enqueue": enqueue}  # fmt: skip
     try:
-        result = ingest_services.ingest(owner=owner, agent_id=str(body.get("model") or ""), conversation_id=conversation,
-                                        turns=pairs, source_key=ChatSession.Source.PROXY, enqueue=enqueue)  # fmt: skip
+        try:
+            result = ingest_services.ingest(conversation_id=conversation.external_id, turns=pairs,
+                                            mode=StoreMode.EXTEND, **common)  # fmt: skip
+        except NotAnExtension:
+            if conversation.named:
+                result = ingest_services.ingest(conversation_id=conversation.external_id, turns=pairs[-1:],
+                                                mode=StoreMode.APPEND, **common)  # fmt: skip
+            else:  # another exchange took this conversation further meanwhile: this one is a branch of its own
+                result = ingest_services.ingest(conversation_id=f"proxy-{uuid.uuid4().hex}", turns=pairs, **common)
         if incomplete and result.session is not None:
             _mark_incomplete(result.session)
     except Exception:  # recording must never break the answer the client is waiting for
@@ -164,6 +224,16 @@ def _kept(headers) -> dict:
 def complete(body: dict) -> Upstream:
     try:
         response = httpx.post(_endpoint(), json=body, headers=_headers(), timeout=_timeout())
+    except httpx.HTTPError as exc:
+        raise _upstream_error(exc) from exc
+    return Upstream(response.status_code, response.content,
+                    response.headers.get("content-type", "application/json"), _kept(response.headers))  # fmt: skip
+
+
+def models() -> Upstream:
+    """The upstream's ``GET /v1/models``, passed through (status, body, headers worth keeping)."""
+    try:
+        response = httpx.get(_endpoint("/models"), headers=_headers(), timeout=_timeout())
     except httpx.HTTPError as exc:
         raise _upstream_error(exc) from exc
     return Upstream(response.status_code, response.content,

@@ -49,13 +49,19 @@ def decay(*, owner, now: datetime) -> list[Lesson]:
     return archived
 
 
+def _same_project(a: Lesson, b: Lesson) -> bool:
+    if a.agent_project_id or b.agent_project_id:
+        return a.agent_project_id == b.agent_project_id
+    return a.project == b.project
+
+
 def _groups(rows: list[Lesson], threshold: float) -> list[list[Lesson]]:
     groups: list[list[Lesson]] = []
     for row in rows:
         for g in groups:
             # Only lessons of one kind and one project can mean the same; failures are keyed by what failed
             # (tool, error class, command shape), so two different failure keys are never one lesson.
-            if g[0].kind != row.kind or g[0].project != row.project or row.kind == Lesson.Kind.ERROR:
+            if g[0].kind != row.kind or not _same_project(g[0], row) or row.kind == Lesson.Kind.ERROR:
                 continue
             if jaccard(g[0].text, row.text) >= threshold:
                 g.append(row)

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import importlib
 
-from ledger.llm.config import CallType, daily_cap, llm_configured, model_name, offline
+from ledger.llm.config import (
+    CallType,
+    daily_cap,
+    llm_configured,
+    model_in_use,
+    model_name,
+    model_work_waits_for_worker,
+    offline,
+)
 from ledger.llm.fencing import Fence, escape
 
 _LAZY = {  # these modules reach the models: imported on first use, after the app registry is ready
@@ -23,7 +31,18 @@ _LAZY = {  # these modules reach the models: imported on first use, after the ap
     "problems": "health", "probe": "health", "report_at_startup": "health",
 }  # fmt: skip
 
-__all__ = ["CallType", "Fence", "daily_cap", "escape", "llm_configured", "model_name", "offline", *_LAZY]
+__all__ = [
+    "CallType",
+    "Fence",
+    "daily_cap",
+    "escape",
+    "llm_configured",
+    "model_in_use",
+    "model_name",
+    "model_work_waits_for_worker",
+    "offline",
+    *_LAZY,
+]
 
 
 def __getattr__(name: str):

@@ -1,18 +1,22 @@
-"""One structured call to any OpenAI-compatible chat endpoint, with every way it can fail turned into ``LLMError``.
+"""One structured call to a model server, with every way it can fail turned into ``LLMError``.
 
 ``ask(call=..., owner=..., system=..., data=..., answer=PydanticModel)``:
 
-1. refuses at once when nothing usable is configured (``ConfigError``) or the owner's daily cap is spent
-   (``CapReached``); a cached valid answer for the same prompt version, schema, model and data costs no call;
+1. refuses at once when nothing usable is configured (``ConfigError``), when it runs inside a database transaction
+   (a slow model would hold the transaction's row locks, and every web request waiting on them, for as long as it
+   thinks), or when the owner's daily cap is spent (``CapReached``); a cached valid answer for the same prompt
+   version, schema, model and data costs no call;
 2. fences ``data`` (``fencing.Fence``: a random boundary around one line of escaped JSON), sent once;
-3. asks for the pydantic model's JSON schema as ``response_format: json_schema``, stepping down to
-   ``json_object`` and then plain text (schema in the prompt) for a server that refuses it, remembered per server;
-4. streams the answer with ``max_tokens`` and ``temperature`` of the call type and a deadline for the whole
-   answer: past it the connection is closed, so a server that notices (llama.cpp does) stops generating;
+3. asks for the pydantic model's JSON schema in the server's dialect (``dialects``: ``json_schema``, llama.cpp's
+   ``json_object`` + ``schema``, Ollama's ``format``, or the schema in the prompt), learned once per server
+   (``health.probe`` at start-up, or here on the first call) and stepped down, keeping the schema, when the server
+   refuses a form (llama-cpp-python answers ``json_schema`` with HTTP 500);
+4. streams the answer with ``max_tokens`` and ``temperature`` of the call type under one deadline for the whole
+   answer, kept by a timer (``transport``): past it the connection is closed, so a server that notices stops;
 5. validates the content with the pydantic model.
 
-Figures (calls, valid answers, latency, tokens) are counted per owner, local day and call type. Errors never
-contain the API key or the prompt (the data may be private).
+Figures (calls, valid answers, latency, tokens) are counted per owner, local day and call type; an answer cut at
+``max_tokens`` or at the deadline counts the tokens it used. Errors never contain the API key or the prompt.
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from typing import Generic, TypeVar
 
 import httpx
 from django.core.cache import cache
+from django.db import connection
 from pydantic import BaseModel, ValidationError
 
-from ledger.llm import config, health, usage
+from ledger.llm import config, dialects, health, transport, usage
 from ledger.llm.config import CallType
 from ledger.llm.fencing import Fence, escape
 
@@ -38,8 +43,7 @@ log = logging.getLogger("ledger.llm")
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 CACHE_SECONDS = 60 * 60 * 24 * 30
-FORMATS = ("json_schema", "json_object", "text")
-_format_level: dict[tuple[str, str], int] = {}  # (base URL, model) → index in FORMATS the server accepted
+_format_level = health._dialects  # the server dialects this process learned (tests clear it between servers)
 
 
 class LLMError(Exception):
@@ -98,6 +102,10 @@ def ask(
         raise ConfigError(f"the model is not called here ({config.offline_reason(call)})")
     if not config.llm_configured(call):
         raise ConfigError("no LLM configured (ALMANAC_LLM_BASE_URL / ALMANAC_LLM_MODEL)")
+    if inside_transaction():
+        log.error("LLM %s asked inside a database transaction; refused (call the model before or after it)",
+                  CallType(call).label)  # fmt: skip
+        raise LLMError("refused: asked inside a database transaction")
     key = cache_key(call, prompt_version, answer, data)
     hit = cache.get(key)
     if hit is not None:
@@ -113,18 +121,26 @@ def ask(
         {"role": "user", "content": fence.wrap(data)},
     ]
     started = time.monotonic()
-    content, tokens = "", 0
+    got = transport.Answer()
     try:
-        content, tokens = _complete(call, messages, answer, timeout if timeout is not None else config.timeout())
-        value = answer.model_validate_json(_strip_code_fence(content))
+        got = _complete(call, messages, answer, timeout if timeout is not None else config.timeout())
+        value = answer.model_validate_json(_strip_code_fence(got.content))
     except ValidationError as exc:
-        _record(owner, call, started, tokens, content, valid=False)
+        _record(owner, call, started, got, messages, valid=False)
         raise LLMError(f"answer does not match the {answer.__name__} schema ({exc.error_count()} errors)") from exc
+    except _Failed as exc:
+        _record(owner, call, started, exc.answer, messages, valid=False)
+        raise LLMError(str(exc)) from None
     except LLMError:
-        _record(owner, call, started, tokens, content, valid=False)
+        _record(owner, call, started, got, messages, valid=False)
         raise
-    latency = _record(owner, call, started, tokens, content, valid=True)
-    return Reply(value=value, cache_key=key, latency_ms=latency, tokens=tokens)
+    latency = _record(owner, call, started, got, messages, valid=True)
+    return Reply(value=value, cache_key=key, latency_ms=latency, tokens=got.tokens)
+
+
+def inside_transaction() -> bool:
+    """True inside ``transaction.atomic()`` (a test case's own wrapping transaction does not count)."""
+    return any(not block._from_testcase for block in connection.atomic_blocks)
 
 
 @dataclass
@@ -178,9 +194,16 @@ def _fall_back(owner, call: CallType, why: str, where: str, *, failed: bool) -> 
     return Attempt(why=why, failed=failed)
 
 
-def _record(owner, call, started, tokens, content, *, valid) -> int:
+def _record(owner, call, started, got: transport.Answer, messages: list[dict], *, valid: bool) -> int:
+    """Count one call; tokens as reported, else estimated (four characters a token) from the prompt and what
+    arrived, or ``max_tokens`` for an answer cut there."""
     latency = int((time.monotonic() - started) * 1000)
-    usage.record_call(owner, call, valid=valid, latency_ms=latency, tokens=tokens or len(content) // 4)
+    tokens = got.tokens
+    if not tokens:
+        prompt = sum(len(m["content"]) for m in messages) // 4
+        made = config.call_settings(call).max_tokens if got.finish == "length" else len(got.content) // 4
+        tokens = prompt + made if (got.content or got.finish) else 0
+    usage.record_call(owner, call, valid=valid, latency_ms=latency, tokens=tokens)
     return latency
 
 
@@ -194,128 +217,58 @@ def _strip_code_fence(content: str) -> str:
     return text
 
 
-def _payload(call: CallType, messages: list[dict], answer: type[BaseModel], fmt: str) -> dict:
-    limits = config.call_settings(call)
-    payload = {
-        "model": config.model_name(),
-        "messages": messages,
-        "temperature": limits.temperature,
-        "max_tokens": limits.max_tokens,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    schema = schema_of(answer)
-    if fmt == "json_schema":
-        payload["response_format"] = {"type": "json_schema", "json_schema": {"name": answer.__name__,
-                                                                              "schema": schema}}  # fmt: skip
-    else:
-        if fmt == "json_object":
-            payload["response_format"] = {"type": "json_object"}
-        hint = "Answer with one JSON object, nothing else, matching this JSON schema: " + json.dumps(schema)
-        payload["messages"] = [{**messages[0], "content": messages[0]["content"] + "\n" + hint}, *messages[1:]]
-    return payload
+class _Failed(Exception):
+    """The call failed after it was sent; ``answer`` keeps what arrived (for its tokens)."""
+
+    def __init__(self, why: str, answer: transport.Answer) -> None:
+        super().__init__(why)
+        self.answer = answer
 
 
-def _complete(call: CallType, messages: list[dict], answer: type[BaseModel], timeout: float) -> tuple[str, int]:
-    server = (config.base_url(), config.model_name())
-    level = _format_level.get(server, 0)
-    while True:
-        try:
-            return _stream(_payload(call, messages, answer, FORMATS[level]), timeout)
-        except _FormatRefused:
-            if level + 1 >= len(FORMATS):
-                raise LLMError("the server refused the request even without response_format") from None
-            level += 1
-            _format_level[server] = level
-            log.warning("LLM server refused response_format; using %s from now on", FORMATS[level])
-
-
-class _FormatRefused(Exception):
-    pass
-
-
-def _headers() -> dict:
+def headers() -> dict:
     key = config.api_key()
     return {"Authorization": f"Bearer {key}"} if key else {}
 
 
-def _stream(payload: dict, timeout: float) -> tuple[str, int]:
-    """POST and read the streamed answer within ``timeout`` seconds overall; returns (content, tokens)."""
-    deadline = time.monotonic() + timeout
-    url = config.endpoint("/chat/completions")
+def send(dialect: str, call: CallType, messages: list[dict], answer: type[BaseModel], timeout: float):
+    """One request in ``dialect``; returns the ``transport.Answer`` or raises a ``transport.TransportError``."""
+    limits = config.call_settings(call)
+    request = dialects.build(dialect, model=config.model_name(), messages=messages, schema=answer.model_json_schema(),
+                             name=answer.__name__, max_tokens=limits.max_tokens, temperature=limits.temperature)  # fmt: skip
     try:
-        with httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0))) as client:
-            with client.stream("POST", url, json=payload, headers=_headers()) as response:
-                _check_status(response, payload)
-                if "text/event-stream" not in response.headers.get("content-type", ""):
-                    return _whole_body(response, deadline)
-                return _read_events(response, deadline, timeout)
-    except httpx.TimeoutException as exc:
-        raise LLMError(f"LLM request timed out after {timeout:g}s") from exc
-    except httpx.ConnectError as exc:
-        health.note_problem(f"the LLM host at {config.base_url()} does not answer ({type(exc).__name__})")
-        raise LLMError(f"LLM host unreachable ({type(exc).__name__})") from exc
-    except httpx.HTTPError as exc:  # connection cut mid-answer, protocol errors
-        raise LLMError(f"LLM request failed: {type(exc).__name__}") from exc
+        return transport.send(config.server_root() + request.path, request, headers=headers(), timeout=timeout,
+                              asked_for_a_form=dialect != dialects.Dialect.TEXT)  # fmt: skip
     except UnicodeEncodeError as exc:
         raise ConfigError("ALMANAC_LLM_API_KEY cannot be sent in an HTTP header") from exc
 
 
-def _check_status(response: httpx.Response, payload: dict) -> None:
-    if response.status_code < 400:
-        health.clear_problem()
-        return
-    body = response.read()[:2000].decode("utf-8", "replace").lower()
-    if response.status_code in (400, 415, 422) and "response_format" in payload and "model" not in body:
-        raise _FormatRefused()
-    if response.status_code == 404 or (response.status_code == 400 and "model" in body):
-        health.note_problem(f"the LLM server does not serve the model {config.model_name()!r} (HTTP "
-                            f"{response.status_code})")  # fmt: skip
-    raise LLMError(f"LLM endpoint answered HTTP {response.status_code}")
-
-
-def _whole_body(response: httpx.Response, deadline: float) -> tuple[str, int]:
-    raw = b""
-    for chunk in response.iter_bytes():
-        raw += chunk
-        if time.monotonic() > deadline:
-            raise LLMError("LLM answer did not finish before the deadline")
-    try:
-        body = json.loads(raw)
-        choice = body["choices"][0]
-        content = choice["message"]["content"] or ""
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise LLMError("LLM answer has no message content") from exc
-    if choice.get("finish_reason") == "length":
-        raise LLMError("LLM answer was cut at max_tokens")
-    return content, int((body.get("usage") or {}).get("total_tokens") or 0)
-
-
-def _read_events(response: httpx.Response, deadline: float, timeout: float) -> tuple[str, int]:
-    parts: list[str] = []
-    tokens, finish, done = 0, None, False
-    for line in response.iter_lines():
-        if time.monotonic() > deadline:
-            raise LLMError(f"LLM answer did not finish within {timeout:g}s (connection closed)")
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            done = True
-            break
+def _complete(call: CallType, messages: list[dict], answer: type[BaseModel], timeout: float) -> transport.Answer:
+    """Ask in the server's dialect, stepping down (the schema kept) while the server refuses the form."""
+    deadline = time.monotonic() + timeout
+    dialect = health.known_dialect() or dialects.Dialect.JSON_SCHEMA
+    while True:
         try:
-            event = json.loads(data)
-        except ValueError as exc:
-            raise LLMError("LLM stream has an unreadable event") from exc
-        tokens = int((event.get("usage") or {}).get("total_tokens") or tokens)
-        for choice in event.get("choices") or []:
-            parts.append((choice.get("delta") or {}).get("content") or "")
-            finish = choice.get("finish_reason") or finish
-    if finish == "length":
-        raise LLMError("LLM answer was cut at max_tokens")
-    if not done and finish is None:
-        raise LLMError("LLM stream ended before the answer was complete")
-    return "".join(parts), tokens
+            got = send(dialect, call, messages, answer, max(0.05, deadline - time.monotonic()))
+        except transport.Refused as exc:
+            lower = dialects.next_in_chain(dialect) if exc.kind == dialects.Refusal.SHAPE else None
+            if lower is None:
+                health.note_refusal(exc)
+                raise LLMError(f"LLM endpoint answered HTTP {exc.status} ({exc.kind.label})") from None
+            log.warning("LLM server refused %s (HTTP %s); asking with %s from now on", dialects.Dialect(dialect).label,
+                        exc.status, dialects.Dialect(lower).label)  # fmt: skip
+            dialect = lower
+            health.remember_dialect(dialect)
+            continue
+        except transport.Unreachable as exc:
+            health.note_problem(f"the LLM host at {config.base_url()} does not answer ({exc})")
+            raise LLMError(f"LLM host unreachable ({exc})") from None
+        except transport.Unfinished as exc:
+            if exc.interrupted:
+                health.note_problem("the LLM server ends an answer when another request arrives (llama-cpp-python: "
+                                    "start it with --interrupt_requests False)")  # fmt: skip
+            raise _Failed(str(exc), exc.answer) from None
+        health.answered(dialect)
+        return got
 
 
 def embed(texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
@@ -326,7 +279,7 @@ def embed(texts: list[str], *, timeout: float | None = None) -> list[list[float]
         raise ConfigError("no LLM configured (ALMANAC_LLM_BASE_URL / ALMANAC_LLM_MODEL)")
     try:
         response = httpx.post(config.endpoint("/embeddings"), json={"model": config.model_name(), "input": list(texts)},
-                              headers=_headers(), timeout=timeout or config.timeout())  # fmt: skip
+                              headers=headers(), timeout=timeout or config.timeout())  # fmt: skip
         body = response.json() if response.status_code < 400 else None
     except (httpx.HTTPError, ValueError) as exc:
         raise LLMError(f"embedding request failed: {type(exc).__name__}") from exc

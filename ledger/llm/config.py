@@ -121,17 +121,31 @@ def offline_reason(call: CallType | None = None) -> str:
     return "" if call is not None and call in allowed else reason
 
 
+def model_in_use() -> bool:
+    """A model is configured with no static problem: the worker calls it, whatever this context allows."""
+    return bool(base_url() and model_name()) and not blocking_problems()
+
+
 def llm_configured(call: CallType | None = None) -> bool:
     """A model is configured and usable for ``call``: URL and model set, no static configuration problem, and not
     inside ``offline()`` (unless ``call`` is allowed there)."""
-    return bool(base_url() and model_name()) and not offline_reason(call) and not blocking_problems()
+    return model_in_use() and not offline_reason(call)
+
+
+def model_work_waits_for_worker() -> bool:
+    """Here (a web request, demo seeding) the model is not called, but the worker would call it: work that would
+    use it belongs in the worker, not on the deterministic path."""
+    return bool(offline_reason()) and model_in_use()
+
+
+def server_root() -> str:
+    """The server's address without the OpenAI-compatible ``/v1`` (Ollama's own API lives beside it)."""
+    base = base_url().rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
 
 
 def endpoint(path: str) -> str:
-    base = base_url().rstrip("/")
-    if not base.endswith("/v1"):  # accept both ".../v1" and a bare host
-        base += "/v1"
-    return base + path
+    return server_root() + "/v1" + path  # accept both ".../v1" and a bare host
 
 
 def blocking_problems() -> list[str]:

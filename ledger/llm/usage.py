@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import date
 
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -41,14 +42,16 @@ def take_call(owner, call: CallType) -> bool:
     """Count one model call against the owner's cap for their local day; False (and nothing sent) past the cap.
 
     Two workers may take the last call at once: the conditional UPDATE lets exactly one of them through, because
-    PostgreSQL re-checks ``calls < cap`` on the row it locks for the update."""
+    PostgreSQL re-checks ``calls < cap`` on the row it locks for the update. The counter has its own short
+    transaction (the client refuses to call inside another), so the row lock ends before the model is asked."""
     oid = owner_id_of(owner)
     day = local_day(oid)
-    DailyBudget.objects.bulk_create([DailyBudget(owner_id=oid, day=day)], ignore_conflicts=True)
-    rows = DailyBudget.objects.filter(owner_id=oid, day=day)
-    if rows.filter(calls__lt=daily_cap()).update(calls=F("calls") + 1) == 1:
-        return True
-    rows.update(refused=F("refused") + 1)
+    with transaction.atomic():
+        DailyBudget.objects.bulk_create([DailyBudget(owner_id=oid, day=day)], ignore_conflicts=True)
+        rows = DailyBudget.objects.filter(owner_id=oid, day=day)
+        if rows.filter(calls__lt=daily_cap()).update(calls=F("calls") + 1) == 1:
+            return True
+        rows.update(refused=F("refused") + 1)
     return False
 
 

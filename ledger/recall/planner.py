@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
 
 from ledger.recall.lexical import count_tokens
 
@@ -41,12 +42,12 @@ class RecallItem:
     strength: float = 0.5  # salience / confidence / strength, 0..1
     ref_id: int | None = None  # internal pk, for usage feedback only (never serialised)
 
-    def line(self, *, licence: bool = True) -> str:
-        """One block line; ``licence=False`` leaves out the uses and disclaimers (said once in the header)."""
+    def line(self, *, licence: bool = True, tz: tzinfo | None = None) -> str:
+        """One block line; ``licence=False`` leaves out the uses and disclaimers (said once in the header).
+        ``tz``: the reader's zone; times are shown in it, labelled ("[2026-12-06 23:51 CET]")."""
         parts = []
         if self.occurred_at:
-            # "2026-11-28T14:05+00:00" -> "2026-11-28 14:05": minutes are plenty for a reader.
-            parts.append(f"[{self.occurred_at[:16].replace('T', ' ')}]")
+            parts.append(f"[{when_label(self.occurred_at, tz)}]")
         parts.append(self.text.strip())
         # Identity is user-authored: always licensed, kept tiny.
         if licence and self.permitted_uses and self.kind != "identity":
@@ -77,6 +78,27 @@ class PackedBlock:
     block: str
     items: list[RecallItem]
     tokens: int
+
+
+def when_label(occurred_at: str, tz: tzinfo | None = None) -> str:
+    """An ISO time as a reader sees it: minutes, in ``tz`` with the zone's name ("2026-12-06 23:51 CET"); a
+    date alone stays a date. Without ``tz`` the stored offset is kept and named ("2026-12-06 22:51 UTC"): a
+    time is never shown without its zone."""
+    text = occurred_at.strip()
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return text[:16].replace("T", " ")
+    if len(text) <= 10:
+        return when.date().isoformat()
+    if when.tzinfo is None:
+        return f"{when:%Y-%m-%d %H:%M}"
+    if tz is not None:
+        when = when.astimezone(tz)
+        return f"{when:%Y-%m-%d %H:%M} {when.tzname() or ''}".strip()
+    offset = when.strftime("%z")
+    zone = "UTC" if offset in ("+0000", "-0000") else f"UTC{offset[:3]}:{offset[3:]}"
+    return f"{when:%Y-%m-%d %H:%M} {zone}"
 
 
 def clamp_budget(budget: int | None) -> int:
@@ -113,8 +135,9 @@ def pack_block(
 class _Packer:
     """Lines packed so far, their additive token estimate and the items they show."""
 
-    def __init__(self, budget_tokens: int):
+    def __init__(self, budget_tokens: int, tz: tzinfo | None = None):
         self.budget = budget_tokens
+        self.tz = tz
         self.lines: list[str] = []
         self.used = 0
         self.chosen: list[RecallItem] = []
@@ -132,7 +155,7 @@ class _Packer:
         if not items or not self.add(f"## {SECTION_TITLES['identity']}"):
             return
         for item in items:
-            line = item.line()
+            line = item.line(tz=self.tz)
             if not self.add(line):
                 short = _truncate_to(line, self.budget - self.used)
                 if short and self.add(short):
@@ -152,7 +175,7 @@ class _Packer:
         common = len(shared) == 1 and len(items) > 1 and next(iter(shared))
         if common:
             header = f"{header} {common}"
-        lines_of = [(item, item.line(licence=not common)) for item in items]
+        lines_of = [(item, item.line(licence=not common, tz=self.tz)) for item in items]
         costs = [count_tokens(line) for _item, line in lines_of]  # each line's tokens, counted once
         if self.used + count_tokens(header) + min(costs) > limit:
             return
@@ -176,6 +199,7 @@ def pack_sections(
     identity: Sequence[RecallItem],
     sections: Sequence[tuple[str, Sequence[RecallItem], float]],
     budget_tokens: int,
+    tz: tzinfo | None = None,
 ) -> PackedBlock:
     """Greedy packing: identity first, then each (section, items, share) in order, items best first, skipping
     any that would not fit.
@@ -185,7 +209,7 @@ def pack_sections(
     estimate is additive over lines, and the final count is taken on the finished block, so the returned
     ``tokens`` is exact and never above the budget.
     """
-    packer = _Packer(budget_tokens)
+    packer = _Packer(budget_tokens, tz)
     packer.identity(identity)
     filled = [(section, items, share) for section, items, share in sections if items]
     after_identity = budget_tokens - packer.used

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
+from datetime import tzinfo
 
 from django.conf import settings
 from django.core.cache import cache
@@ -17,6 +18,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from accounts.models import UserSettings
+from accounts.timestamps import zone_or_utc
 from ledger.models import Entity, Evidence, IdentityOverride
 from ledger.recall import blockcache
 from ledger.recall.embeddings import Backend, current_backend
@@ -151,8 +153,9 @@ def _identity_item(public_id, key: str, value: str) -> RecallItem:
     )
 
 
-def owner_context(owner) -> tuple[list[RecallItem], list[str]]:
-    """The owner's identity overrides (as items) and the names the gate knows, in one round trip."""
+def owner_context(owner) -> tuple[list[RecallItem], list[str], tzinfo]:
+    """The owner's identity overrides (as items), the names the gate knows and the owner's time zone (block
+    times are shown in it), in one round trip."""
     entity, identity = Entity._meta.db_table, IdentityOverride._meta.db_table
     # The owner's own display name is a known name too: "what did <my name> say about…" is about them.
     own = UserSettings._meta.db_table
@@ -160,17 +163,19 @@ def owner_context(owner) -> tuple[list[RecallItem], list[str]]:
         cur.execute(
             f"SELECT 0, name, aliases, NULL::uuid, NULL FROM {entity} WHERE owner_id = %s AND merged_into IS NULL "
             f"UNION ALL SELECT 0, display_name, NULL, NULL, NULL FROM {own} WHERE user_id = %s AND display_name <> '' "
-            f"UNION ALL SELECT 1, key, NULL, public_id, value FROM {identity} WHERE owner_id = %s ORDER BY 1, 2",
-            [owner.pk, owner.pk, owner.pk],
+            f"UNION ALL SELECT 1, key, NULL, public_id, value FROM {identity} WHERE owner_id = %s "
+            f"UNION ALL SELECT 2, timezone, NULL, NULL, NULL FROM {own} WHERE user_id = %s ORDER BY 1, 2",
+            [owner.pk, owner.pk, owner.pk, owner.pk],
         )
         rows = cur.fetchall()
     items = [_identity_item(public_id, key, value) for kind, key, _a, public_id, value in rows if kind == 1]
+    zone = zone_or_utc(next((name for kind, name, *_ in rows if kind == 2), None))
     names: list[str] = []
     for kind, name, aliases, _p, _v in rows:
         if kind == 0 and name not in names:
             names.append(name)
             names.extend(a for a in (aliases or []) if a)
-    return items, names
+    return items, names, zone
 
 
 def identity_items(owner) -> list[RecallItem]:
@@ -252,10 +257,10 @@ def recall_context(
             budget_tokens=budget,
         )
         return result
-    identity, entities = owner_context(owner)
+    identity, entities, zone = owner_context(owner)
     decision = decide(owner, query, entities)
     sections = _sections_for(owner, query, decision, scope)
-    packed = pack_sections(identity, sections, budget)
+    packed = pack_sections(identity, sections, budget, tz=zone)
     if feedback:
         queue_usage(owner=owner, items=packed.items)
     result = RecallResult(

@@ -217,6 +217,18 @@ def _finish(
     return Outcome(kind, "", line)
 
 
+def stated_outcomes(text: str) -> frozenset[str]:
+    """Every outcome a title or summary states, not negated ("Match: win (DEFEAT)" states win and loss). A name
+    is written from the viewer's side, so a contest word is the viewer's own result; a concession names no side."""
+    toks = tokens(text)
+    found = set()
+    for i, tok in enumerate(toks):
+        for kind, vocab in _LEXICON.items():
+            if tok in vocab and kind != "concede" and not _negated(toks, i):
+                found.add(kind)
+    return frozenset(found)
+
+
 def for_family(word: str, family: str) -> str:
     """The family's own word for a generic outcome: a payment that went through is ``paid``."""
     namespace = family.split(".", 1)[0]

@@ -15,7 +15,8 @@ A later span that continues the same activity revises the same event instead of 
 
 Each signal is handled in its own transaction with its ``processed`` flag; events are keyed by their first span,
 so a crash and a re-run neither lose nor duplicate anything. An LLM, when configured, may only rename and
-summarise a deterministic draft (``llm.py``), never invent one.
+summarise a deterministic draft (``llm.py``), never invent one; it is asked after the signal's transaction has
+committed (``_name_created``), so a slow model holds no row lock that a page or another pass waits on.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class ProposalPass:
         self.owner, self.source, self.client = owner, source, client
         self.open_spans = list(open_spans)
         self.report = PassReport()
+        self.to_name: list[tuple[ScreenEvent, EventDraft, list[str]]] = []
         settings = get_settings(owner)
         names = {owner.get_username().lower(), *(settings.display_name or "").lower().split()}
         self.owner_names = frozenset(n for n in names if n)
@@ -75,11 +77,19 @@ class ProposalPass:
                         continue
                     if sig.kind == Signal.Kind.SPAN_ENDED and sig.data.get("span"):
                         self.handle_span(sig.data["span"], ended=True)
+                self._name_created()
                 self.report.signals += 1
         for span in self.open_spans:
             with transaction.atomic():
                 self.handle_span(span, ended=False)
+            self._name_created()
         return self.report
+
+    def _name_created(self) -> None:
+        """The model names the events just committed, outside any transaction."""
+        while self.to_name:
+            event, draft, lines = self.to_name.pop(0)
+            llm.name_created(event, draft, lines, owner=self.owner)
 
     # --- one span ---------------------------------------------------------------------------------------
     def handle_span(self, span: dict, *, ended: bool) -> None:
@@ -219,11 +229,11 @@ class ProposalPass:
             **fields,
         )
         lines = [reading.final["line"]] if reading.final else []
-        event, created = create_event(
-            owner=self.owner, draft=llm.refine(draft, lines + list(span["seen"].values())[:19], owner=self.owner)
-        )
+        event, created = create_event(owner=self.owner, draft=draft)
         if not created:
             return
+        if llm.asks_the_model():
+            self.to_name.append((event, draft, lines + list(span["seen"].values())[:19]))
         self._attach(event, span, reading)
         self.report.created.append(event.pk)
         self.report.dates.add(event.local_date)

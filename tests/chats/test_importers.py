@@ -16,9 +16,14 @@ from chats.services.imports import import_path
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "chats"
 
 
-def test_claude_code_skips_meta_commands_and_subagents_and_merges_streamed_records():
+def test_claude_code_keeps_subagents_apart_skips_meta_commands_and_merges_streamed_records():
     files = FORMATS["claude-code"].files(FIXTURES / "claude-code")
-    assert [f.name for f in files] == ["3f1c9e2a-5b7d-4e21-9a0c-1d2e3f4a5b6c.jsonl"]
+    # The session first, then its subagent's transcripts (the new layout under it, the old one beside it).
+    assert [f.name for f in files] == ["3f1c9e2a-5b7d-4e21-9a0c-1d2e3f4a5b6c.jsonl", "agent-ab12cd34.jsonl",
+                                       "agent-1a2b3c4d.jsonl"]  # fmt: skip
+    (subagent,) = FORMATS["claude-code"].parse(files[1])
+    assert subagent.parent_external_id == "3f1c9e2a-5b7d-4e21-9a0c-1d2e3f4a5b6c"
+    assert subagent.turns[0].role == "system" and not subagent.turns[0].is_owner
     (session,) = FORMATS["claude-code"].parse(files[0])
     assert session.project == "/home/dev/shop"
     assert session.title == "Add healthcheck endpoint"
@@ -91,22 +96,26 @@ def test_import_is_idempotent_by_file_and_modification_time(user, tmp_path):
     root = tmp_path / "projects"
     shutil.copytree(FIXTURES / "claude-code", root)
     first = import_path(owner=user, path=root, fmt="claude-code")
-    assert (first.files_seen, first.sessions, first.files_skipped) == (1, 1, 0)
+    # The session and its subagent's transcript, kept in both layouts (beside it and under subagents/).
+    assert (first.files_seen, first.sessions, first.files_skipped) == (3, 3, 0)
     turns = ChatTurn.objects.filter(owner=user).count()
     again = import_path(owner=user, path=root, fmt="claude-code")
-    assert again.files_skipped == 1 and again.sessions == 0
+    assert again.files_skipped == 3 and again.sessions == 0
     file = next(root.rglob("3f1c*.jsonl"))
     os.utime(file, (file.stat().st_atime, file.stat().st_mtime + 10))
     touched = import_path(owner=user, path=root, fmt="claude-code")
     assert touched.sessions == 1 and touched.turns_added == 0
     assert ChatTurn.objects.filter(owner=user).count() == turns
-    assert ChatSession.objects.filter(owner=user).count() == 1
+    parent = ChatSession.objects.get(owner=user, parent__isnull=True)
+    (subagent,) = ChatSession.objects.filter(owner=user, parent=parent)
+    assert subagent.external_id == f"{parent.external_id}:agent-ab12cd34"
+    assert not subagent.turns.filter(is_owner=True).exists()  # the parent agent's prompt is not the person's
 
 
 @pytest.mark.django_db
 def test_imported_correction_becomes_a_lesson(user):
     import_path(owner=user, path=FIXTURES / "claude-code", fmt="claude-code")
-    session = ChatSession.objects.get(owner=user)
+    session = ChatSession.objects.get(owner=user, parent__isnull=True)
     assert session.outcome == "distilled"
     texts = list(Lesson.objects.filter(owner=user, status="active").values_list("text", flat=True))
     assert any("pip with requirements.txt" in t for t in texts), texts

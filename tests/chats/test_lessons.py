@@ -35,10 +35,13 @@ CORRECTION = [
 
 
 def _failing_tests(n):
-    call = {"id": f"t{n}", "name": "Bash", "input": {"command": "pytest"}, "is_error": True,
-            "result": "E   ModuleNotFoundError: No module named 'yaml'"}  # fmt: skip
+    """The tests fail on a missing module; the agent installs it and the same command passes."""
+    failed = {"id": f"t{n}", "name": "Bash", "input": {"command": "pytest"}, "is_error": True,
+              "result": "E   ModuleNotFoundError: No module named 'yaml'"}  # fmt: skip
+    install = {"id": f"i{n}", "name": "Bash", "input": {"command": "pip install pyyaml"}, "result": "Installed"}
+    passed = {"id": f"p{n}", "name": "Bash", "input": {"command": "pytest"}, "result": "3 passed"}
     return [("user", f"Run the test suite for the parser module, attempt {n}, and report failures.", None),
-            ("assistant", "Running the tests now.", [call])]  # fmt: skip
+            ("assistant", "Running the tests now.", [failed, install, passed])]  # fmt: skip
 
 
 def test_a_correction_seen_once_becomes_a_pinned_lesson_fact(user):
@@ -57,7 +60,8 @@ def test_an_error_becomes_a_lesson_only_when_it_recurs(user):
     assert not Lesson.objects.filter(owner=user, status="active", kind="error").exists()
     _session(user, "s2", _failing_tests(2))
     lesson = Lesson.objects.get(owner=user, status="active", kind="error")
-    assert "modulenotfounderror" in lesson.text.lower()
+    assert "ModuleNotFoundError: No module named 'yaml'" in lesson.text
+    assert "`pip install pyyaml` first" in lesson.text  # what to do instead, not "check before running"
     assert lesson.seen_count == 2 and len(lesson.episode_keys) == 2
 
 

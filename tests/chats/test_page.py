@@ -34,6 +34,16 @@ def test_the_page_shows_sessions_episodes_lessons_and_the_report(auth_client, im
 
 
 @pytest.mark.django_db
+def test_the_page_counts_private_spans_and_names_projects_and_subagents(auth_client, imported, user):
+    from chats.services.ingest import ingest
+
+    ingest(owner=user, agent_id="a", conversation_id="c-priv", turns=[{"user": "Hi <private>door 4417</private>"}])
+    html = auth_client.get("/chats/").content.decode()
+    assert "1 span so far (ingest 1)" in html and "4417" not in html
+    assert "project shop" in html and "subagent of" in html
+
+
+@pytest.mark.django_db
 def test_the_report_as_markdown(auth_client, imported):
     r = auth_client.get("/chats/report.md")
     assert r["Content-Type"].startswith("text/markdown")
@@ -68,7 +78,8 @@ def test_browser_walks_the_chats_page_and_uploads_an_export(logged_in_page, impo
     page = logged_in_page
     page.click("nav >> text=Chats")
     page.wait_for_url("**/chats/")
-    assert page.locator("#chats-sessions").get_by_text("Add healthcheck endpoint").is_visible()
+    assert page.locator("#chats-sessions").get_by_text("Add healthcheck endpoint", exact=True).is_visible()
+    assert page.locator("#chats-sessions").get_by_text("subagent of").first.is_visible()
     page.locator("#chats-lessons details summary").first.click()
     assert page.locator("#chats-lessons details li").first.is_visible()
     page.select_option("select[name=format]", "anthropic")

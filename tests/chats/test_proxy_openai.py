@@ -25,7 +25,7 @@ class Upstream:
     """An OpenAI-compatible upstream whose behaviour the test sets: ok | 429 | 500 | hang | cut."""
 
     def __init__(self):
-        self.mode, self.bodies = "ok", []
+        self.mode, self.bodies, self.gets, self.reply = "ok", [], [], REPLY
         upstream = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,6 +36,17 @@ class Upstream:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 upstream.bodies.append(body)
                 upstream.handle(self, body)
+
+            def do_GET(self):
+                upstream.gets.append((self.path, self.headers.get("Authorization")))
+                upstream._json(
+                    self,
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": "m-small", "object": "model", "created": 1, "owned_by": "local"}],
+                    },
+                )
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -64,7 +75,7 @@ class Upstream:
         if not body.get("stream"):
             return self._json(h, 200, {"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
                                        "choices": [{"index": 0, "finish_reason": "stop",
-                                                    "message": {"role": "assistant", "content": REPLY}}]})  # fmt: skip
+                                                    "message": {"role": "assistant", "content": self.reply}}]})  # fmt: skip
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream")
         h.end_headers()
@@ -87,7 +98,7 @@ class Upstream:
 def upstream():
     server = Upstream()
     with override_settings(ALMANAC_PROXY_UPSTREAM_URL=server.url, ALMANAC_PROXY_READ_TIMEOUT=1.0,
-                           ALMANAC_PROXY_CONNECT_TIMEOUT=1.0):  # fmt: skip
+                           ALMANAC_PROXY_CONNECT_TIMEOUT=1.0, ALMANAC_PROXY_UPSTREAM_KEY="sk-upstream"):  # fmt: skip
         yield server
     server.server.shutdown()
 
@@ -184,3 +195,65 @@ def test_ingest_status_finds_proxy_conversations(ai, upstream, user, client):
     token = services.create_token(owner=user, name="status")[1]
     r = client.get("/api/v1/memory/ingest/allot-1", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert r.status_code == 200 and r.json()["turns_total"] == 2
+
+
+# --- Conversation identity: never two chats merged, nothing stored replaced (issue 36, item 3) -------------
+def _texts(session) -> list[str]:
+    return [t.text for t in session.turns.order_by("index")]
+
+
+def test_two_chats_with_the_same_model_and_first_message_stay_two_conversations(ai, upstream, user):
+    first = [{"role": "user", "content": "Plan the garden for this weekend."}]
+    upstream.reply = "Start with the beans."
+    ai.chat.completions.create(model="m", messages=first)
+    upstream.reply = "Begin by mulching the roses."
+    ai.chat.completions.create(model="m", messages=first)  # another chat, same model, same opening
+    sessions = ChatSession.objects.filter(owner=user, source_key="chat:proxy")
+    assert sorted(_texts(s)[1] for s in sessions) == ["Begin by mulching the roses.", "Start with the beans."]
+    upstream.reply = "Sunday is drier."
+    ai.chat.completions.create(
+        model="m",
+        messages=[
+            *first,
+            {"role": "assistant", "content": "Start with the beans."},
+            {"role": "user", "content": "Which day is better?"},
+        ],
+    )
+    beans = next(s for s in sessions.all() if "Start with the beans." in _texts(s))
+    roses = next(s for s in sessions.all() if "Begin by mulching the roses." in _texts(s))
+    assert _texts(beans)[2:] == ["Which day is better?", "Sunday is drier."]
+    assert _texts(roses) == ["Plan the garden for this weekend.", "Begin by mulching the roses."]
+
+
+def test_the_answer_names_its_conversation_and_a_named_one_is_never_replaced(ai, upstream, user):
+    raw = ai.chat.completions.with_raw_response.create(model="m", messages=MESSAGES)
+    assert raw.headers["x-almanac-conversation"].startswith("proxy-")
+    named = {"X-Almanac-Conversation": "allot-2"}
+    ai.chat.completions.create(model="m", messages=MESSAGES, extra_headers=named)
+    edited = [{"role": "user", "content": "Something else entirely: what is a good name for a cat?"}]
+    upstream.reply = "Marmalade."
+    ai.chat.completions.create(model="m", messages=edited, extra_headers=named)  # the client rewrote its history
+    session = ChatSession.objects.get(owner=user, external_id="allot-2")
+    assert _texts(session) == [MESSAGES[0]["content"], REPLY, edited[0]["content"], "Marmalade."]
+
+
+def test_models_pass_through_to_the_upstream_with_its_key(ai, upstream):
+    listed = ai.models.list()
+    assert [m.id for m in listed.data] == ["m-small"]
+    assert upstream.gets == [("/v1/models", "Bearer sk-upstream")]
+
+
+# --- What is injected (issue 36, item 4) -------------------------------------------------------------------
+def test_no_padding_and_never_the_proxys_own_exchanges_as_evidence(ai, upstream, user):
+    from ledger.services import ensure_entity
+
+    ensure_entity(owner=user, name="Priyanka", kind="person")
+    FactFactory(owner=user, content="Priyanka teaches the Tuesday pottery class", status="accepted")
+    upstream.reply = "4"
+    ai.chat.completions.create(model="m", messages=[{"role": "user", "content": "What is 2+2?"}])
+    upstream.reply = "Priyanka runs the Saturday chess club, I believe."
+    ai.chat.completions.create(model="m", messages=[{"role": "user", "content": "Who is Priyanka?"}])
+    ai.chat.completions.create(model="m", messages=[{"role": "user", "content": "What does Priyanka teach?"}])
+    system = upstream.bodies[-1]["messages"][0]
+    assert system["role"] == "system" and "pottery" in system["content"]
+    assert "2+2" not in system["content"] and "chess" not in system["content"]  # no padding, no echo

@@ -105,7 +105,11 @@ def count_chatgpt(path: Path) -> dict:
         for n in chain:
             m = n.get("message") or {}
             role, content = (m.get("author") or {}).get("role"), m.get("content") or {}
-            parts = [p for p in content.get("parts") or [] if isinstance(p, str) and p.strip()]
+            every = content.get("parts") or []
+            texts = [p if isinstance(p, str) else p.get("text") for p in every
+                     if isinstance(p, str) or (isinstance(p, dict) and p.get("content_type") == "text")]  # fmt: skip
+            parts = [t for t in texts if isinstance(t, str) and t.strip()]
+            totals["tools"] += sum(1 for p in every if isinstance(p, dict) and p.get("content_type") == "tool_call")
             visible = content.get("content_type") in ("text", "multimodal_text") and parts
             if role == "user" and visible:
                 totals["user"] += 1

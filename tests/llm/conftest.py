@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.llm import client
+from ledger.llm import health
 from tests.factories import UserFactory
 from tests.support.openai_server import OpenAIImitation
 
 
 @pytest.fixture
 def model(settings):
-    """The imitation as the configured model (1 s deadline per call, a fresh response-format memory)."""
+    """The imitation as the configured model (1 s deadline per call, a fresh memory of server dialects)."""
     server = OpenAIImitation(timeout_seconds=3).start()
     settings.ALMANAC_LLM_BASE_URL = server.base_url
     settings.ALMANAC_LLM_MODEL = "imitation-1"
     settings.ALMANAC_LLM_API_KEY = ""
     settings.ALMANAC_LLM_TIMEOUT = 1.0
-    client._format_level.clear()
+    health._dialects.clear()
     yield server
     server.stop()
-    client._format_level.clear()
+    health._dialects.clear()
 
 
 @pytest.fixture

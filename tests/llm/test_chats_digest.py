@@ -83,8 +83,24 @@ def test_without_a_model_the_deterministic_digest_runs_at_once(settings, user):
     assert Fact.objects.owned_by(user).filter(content__icontains="shellfish").exists()
 
 
-def test_a_flushed_import_over_http_never_waits_for_the_model(llm_digest, api, user):
+def test_a_flushed_import_over_http_never_waits_for_the_model_and_the_worker_uses_it(llm_digest, api, user, caplog):
     llm_digest.mode = "timeout"  # would stall 3 s per call
     r = api.post("/memory/ingest", {"conversation_id": "c1", "turns": TURNS, "flush": True}).json()
-    assert r["outcome"] == "distilled"
+    assert r["outcome"] == "queued"  # handed to the worker, not distilled without the model
     assert llm_digest.chat_requests() == []
+    assert not any("fell back" in r.message for r in caplog.records)
+    llm_digest.mode, llm_digest.chat_handler = "ok", lambda messages: json.dumps(DIGEST)
+    assert distilling.drain_due(now=timezone.now())[0][1] == "distilled"
+    assert episode(user).title == "Saturday dinner menu"
+
+
+def test_demo_seeding_leaves_the_sessions_to_the_worker_and_its_model(llm_digest, user):
+    from chats import demo
+
+    llm_digest.chat_handler = lambda messages: "{}"
+    with llm.offline("demo seeding"):
+        assert demo.seed(user) > 0
+    assert llm_digest.chat_requests() == []
+    assert set(ChatSession.objects.filter(owner=user).values_list("outcome", flat=True)) == {"queued"}
+    distilling.drain_due(now=timezone.now())
+    assert any("summarise" in b["messages"][0]["content"] for b in llm_digest.chat_requests())

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger import llm
-from ledger.llm import client, health
+from ledger.llm import health
 from ledger.llm.fencing import Fence, find_payload
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +55,7 @@ def test_every_call_type_has_a_default_output_budget(model):
     assert len(budgets) == len(llm.CallType) and all(16 <= b <= 2000 for b in budgets)
 
 
-def test_a_server_that_refuses_json_schema_gets_json_object_from_then_on(model, caplog):
+def test_a_server_that_refuses_json_schema_gets_json_object_with_the_schema_from_then_on(model, caplog):
     model.mode = "refuse_schema"
     model.chat_handler = lambda messages: '{"answer": 5}'
     with caplog.at_level(logging.WARNING, logger="ledger.llm"):
@@ -63,8 +63,8 @@ def test_a_server_that_refuses_json_schema_gets_json_object_from_then_on(model, 
         assert ask(data={"q": "again"}).value.answer == 5
     formats = [(b.get("response_format") or {}).get("type") for b in model.chat_requests()]
     assert formats == ["json_schema", "json_object", "json_object"]
-    assert "maxItems" in model.chat_requests()[1]["messages"][0]["content"]  # the schema is in the prompt
-    assert sum("refused response_format" in r.message for r in caplog.records) == 1
+    assert model.chat_requests()[1]["response_format"]["schema"] == Answer.model_json_schema()
+    assert sum("refused response_format json_schema" in r.message for r in caplog.records) == 1
 
 
 @pytest.mark.parametrize("mode", ["timeout", "error", "invalid_json", "cut"])
@@ -193,10 +193,6 @@ def test_the_key_never_reaches_an_error_message(model, settings):
     assert json.dumps(model.requests).count("sk-secret") == 0  # sent as a header only
 
 
-def test_client_format_memory_is_per_server(model):
-    assert client._format_level == {}
-
-
 def test_per_call_budgets_are_read_from_the_env_form_and_bad_entries_are_reported(model, settings):
     settings.ALMANAC_LLM_MAX_TOKENS = "extractor=900, judge=300"
     settings.ALMANAC_LLM_TEMPERATURE = "digest=0.2;summary=warm"
@@ -205,3 +201,25 @@ def test_per_call_budgets_are_read_from_the_env_form_and_bad_entries_are_reporte
     assert llm.config.call_settings(llm.CallType.RECALL_GATE).max_tokens == 64
     assert any("ALMANAC_LLM_TEMPERATURE" in p and "summary=warm" in p for p in llm.problems())
     assert llm.llm_configured()  # reported, not blocking: the defaults apply
+
+
+def test_the_whole_answer_deadline_holds_when_the_stream_stalls_after_one_chunk(model, settings):
+    """One chunk just inside the deadline, then a stall shorter than a read timeout: the timer still cuts it."""
+    model.mode, model.word_delay, model.timeout_seconds = "stall", 0.6, 2.5
+    model.chat_handler = lambda messages: '{"answer": 1}'
+    settings.ALMANAC_LLM_TIMEOUT = 1.0
+    started = time.monotonic()
+    with pytest.raises(llm.LLMError, match="did not finish within"):
+        ask()
+    assert time.monotonic() - started < 2.0  # the stall alone ends at 3.1 s
+
+
+@pytest.mark.parametrize(("mode", "why"), [("runaway", "max_tokens"), ("stall", "did not finish")])
+def test_an_answer_cut_at_max_tokens_or_the_deadline_counts_its_tokens(model, settings, mode, why):
+    settings.ALMANAC_LLM_MAX_TOKENS = {"screen_namer": 20}
+    model.mode, model.word_delay, model.timeout_seconds = mode, 0.0, 2.0
+    model.chat_handler = lambda messages: '{"answer": 1, "words": ["one", "two"]}'
+    with pytest.raises(llm.LLMError, match=why):
+        ask()
+    stat = next(s for s in llm.today_stats(None) if s.call_type == CALL)
+    assert (stat.calls, stat.valid) == (1, 0) and stat.tokens > 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -87,3 +88,37 @@ def test_the_namer_keeps_the_deterministic_draft(model, user, mode, content):
     model.mode, model.chat_handler = mode, lambda messages: content
     assert namer.refine(DRAFT, ["Firing complete"], owner=user) == DRAFT
     assert stat(user, "screen_namer").fallbacks == 1
+
+
+MATCH = EventDraft(key="m", event_type="game.match_completed", started_at=datetime(2026, 6, 8, tzinfo=UTC),
+                   title="Match: loss", outcome="loss", confidence=0.8)  # fmt: skip
+
+
+@pytest.mark.parametrize(("draft", "lines", "title", "summary"), [
+    (MATCH, ["DEFEAT", "Rating -12"], "Match: win (DEFEAT)", "A ranked match."),
+    (MATCH, ["DEFEAT", "Rating -12"], "Ranked match", "You won the ranked match."),
+    (replace(MATCH, outcome="win", title="Match: win"), ["VICTORY"], "Ranked match lost", ""),
+    (replace(MATCH, event_type="software.build_failed", outcome="failure", title="Build failed"),
+     ["FAILED tests/test_rates.py", "1 failed, 41 passed"], "Build passed", "The test suite passed."),
+    (replace(MATCH, event_type="purchase.order_declined", outcome="declined", title="Payment declined"),
+     ["Card declined", "Order 4471"], "Order 4471 paid", ""),
+])  # fmt: skip
+def test_the_namer_never_contradicts_the_read_outcome(model, user, draft, lines, title, summary):
+    model.chat_handler = lambda messages: json.dumps({"event_type": draft.event_type, "title": title,
+                                                      "summary": summary, "confidence": 0.9})  # fmt: skip
+    assert namer.refine(draft, lines, owner=user) == draft
+    assert stat(user, "screen_namer").fallbacks == 1
+
+
+def test_a_resolved_failure_may_name_what_failed(model, user):
+    draft = replace(MATCH, event_type="software.fix_completed", outcome="resolved", title="Resolved: Build failed")
+    model.chat_handler = lambda messages: json.dumps({"event_type": "software.fix_completed", "confidence": 0.9,
+                                                      "title": "Failing build fixed", "summary": ""})  # fmt: skip
+    assert namer.refine(draft, ["Build failed", "Build passed"], owner=user).title == "Failing build fixed"
+
+
+def test_a_model_confidence_of_zero_is_honoured(model, user):
+    model.chat_handler = lambda messages: json.dumps({"event_type": "game.match_lost", "title": "Ranked match loss",
+                                                      "summary": "", "confidence": 0})  # fmt: skip
+    got = namer.refine(MATCH, ["DEFEAT", "Ranked match"], owner=user)
+    assert got.title == "Ranked match loss" and got.confidence == 0

@@ -41,3 +41,24 @@ def test_todays_figures_per_use_are_the_owners_own(auth_client, user, other_user
     assert row.count("<td>1</td>") == 2 and " ms</td>" in row  # one call, one valid answer, a latency
     digest = page.split("chats digest</th>", 1)[1].split("</tr>", 1)[0]
     assert digest.startswith("<td>0</td><td>0</td><td>1</td>")
+
+
+def test_a_page_says_the_model_is_on_while_the_worker_calls_it(auth_client, model):
+    """A page never calls the model (requests run offline), but the worker does: the page says so."""
+    model.chat_handler = lambda messages: '{"ok": true}'
+    from ledger.llm import health
+
+    health.probe()
+    page = auth_client.get("/settings/").content.decode()
+    status = page.split('id="settings-llm-status"', 1)[1].split("</p>", 1)[0]
+    assert "off until" not in status and "on: the background worker asks it" in status
+    assert "Structured output: response_format json_schema" in status
+
+
+def test_a_server_every_call_fails_on_is_not_called_on(auth_client, model):
+    model.mode = "error"
+    from ledger.llm import health
+
+    health.probe()
+    status = auth_client.get("/settings/").content.decode().split('id="settings-llm-status"', 1)[1]
+    assert status.split("</p>", 1)[0].count("its calls fail") == 1

@@ -14,9 +14,27 @@ Modes (injected behaviours of real servers and models):
 - ``error``: HTTP 500; ``cut``: the connection closes in the middle of the answer;
 - ``runaway``: a model that never stops: words keep coming until ``max_tokens`` is reached or the client goes
   away (``active`` counts generations still running, so a test can see that giving up stopped the work);
-- ``refuse_schema``: HTTP 400 for ``response_format: json_schema`` (older servers), normal otherwise.
+- ``refuse_schema``: HTTP 400 for ``response_format: json_schema`` (older servers), normal otherwise;
+- ``stall``: one chunk of the answer after ``word_delay``, then nothing for ``timeout_seconds`` (a stream that
+  stalls mid-answer).
 
 ``mode_for`` (a callable taking the request body) chooses the mode per request instead of ``mode``.
+
+``dialect`` is the server being imitated, with its structured-output forms and its error shapes:
+
+- ``openai`` (default): ``response_format`` ``json_schema``, ``json_object`` and ``text`` (OpenAI, vLLM);
+- ``llama-cpp-python``: its ``response_format`` takes only ``text`` and ``json_object`` (with its own ``schema``
+  key); ``json_schema`` is answered with HTTP 500 and the pydantic validation error, as llama-cpp-python 0.3.36
+  does. ``interrupt_requests`` (its default, True) ends a streamed answer with ``[DONE]`` and no
+  ``finish_reason`` when another request arrives;
+- ``ollama``: ``GET /api/version`` and ``POST /api/chat`` (``format``: a schema or ``"json"``,
+  ``options.num_predict``, an NDJSON stream ending with ``done``, ``done_reason`` and token counts); errors are
+  ``{"error": "..."}``.
+
+``schema_of(body)`` tells what schema a request carried and where (``response_format``, ``format``, the prompt or
+nowhere). With ``echo_without_schema`` the imitated model is a small one: it follows a schema only when the server
+enforces it (``response_format`` or ``format``) and otherwise echoes the data it was given, as a 270M model did
+when plain ``json_object`` dropped the schema.
 
 ``models`` (if set) is what ``GET /v1/models`` lists; a chat request for another model gets 404.
 ``requests`` records every request body received (for asserting what was sent, e.g. that turns stay fenced).
@@ -53,7 +71,11 @@ class OpenAIImitation:
         self.word_delay = word_delay  # seconds between streamed words (a slow model)
         self.mode_for = None  # optional callable(body) -> mode, chosen per request (benches mixing faults)
         self.models: list[str] = []
+        self.dialect = "openai"
+        self.interrupt_requests = True  # llama-cpp-python's default
+        self.echo_without_schema = False  # answer with the data unless the server enforces the schema
         self.requests: list[dict] = []
+        self.streaming = 0  # answers being streamed now
         self.active = 0  # generations still running (runaway mode)
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -72,6 +94,10 @@ class OpenAIImitation:
         with self._lock:
             self.active += delta
 
+    def _streaming(self, delta: int) -> None:
+        with self._lock:
+            self.streaming += delta
+
     def start(self) -> OpenAIImitation:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -84,6 +110,32 @@ class OpenAIImitation:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+def schema_of(body: dict) -> str:
+    """Where a chat request carried the answer's schema: "response_format", "format", "prompt" or ""."""
+    rf = body.get("response_format") or {}
+    if rf.get("type") == "json_schema" and (rf.get("json_schema") or {}).get("schema"):
+        return "response_format"
+    if rf.get("type") == "json_object" and rf.get("schema"):
+        return "response_format"
+    if isinstance(body.get("format"), dict):
+        return "format"
+    system = next((m.get("content", "") for m in body.get("messages") or [] if m.get("role") == "system"), "")
+    return "prompt" if "JSON schema" in system else ""
+
+
+def _data_of(body: dict) -> str:
+    user = next((m.get("content", "") for m in body.get("messages") or [] if m.get("role") == "user"), "")
+    lines = user.split("\n")
+    return lines[1] if len(lines) >= 3 else user
+
+
+_LLAMA_CPP_PYTHON_500 = (  # llama-cpp-python 0.3.36's answer to response_format json_schema, as a real server sent it
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input "
+    "should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}"
+    '\n\n  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+)
 
 
 def _chunk(body: dict, delta: dict, finish=None) -> dict:
@@ -126,18 +178,86 @@ def _handler_for(imitation: OpenAIImitation):
             finish = "stop"
             if limit is not None and len(words) > int(limit):
                 words, finish = words[: int(limit)], "length"
+            imitation._streaming(+1)
+            seen = len(imitation.requests)
             try:
                 self._start_stream()
                 self._event(_chunk(body, {"role": "assistant", "content": ""}))
                 for i, w in enumerate(words):
                     if imitation.word_delay:
                         time.sleep(imitation.word_delay)
+                    if self._interrupted(seen):
+                        self._event("[DONE]")  # llama-cpp-python: another request arrived, this answer ends here
+                        return
                     self._event(_chunk(body, {"content": w if i == 0 else " " + w}))
                 self._event(_chunk(body, {}, finish))
                 if (body.get("stream_options") or {}).get("include_usage"):
                     self._event({**_chunk(body, {}), "choices": [], "usage": {
                         "prompt_tokens": 5, "completion_tokens": len(words), "total_tokens": 5 + len(words)}})  # fmt: skip
                 self._event("[DONE]")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            finally:
+                imitation._streaming(-1)
+
+        def _interrupted(self, seen: int) -> bool:
+            return (imitation.dialect == "llama-cpp-python" and imitation.interrupt_requests
+                    and len(imitation.requests) > seen)  # fmt: skip
+
+        def _content(self, body: dict, mode: str) -> str:
+            if mode == "invalid_json":
+                return "this is { not json"
+            if imitation.echo_without_schema and schema_of(body) in ("", "prompt"):
+                return _data_of(body)  # no schema reached the model: it echoes the data back
+            return imitation.chat_handler(body["messages"])
+
+        def _refusal(self, body: dict) -> tuple[int, str] | None:
+            """The error a real server of ``imitation.dialect`` gives for this request's shape, if any."""
+            rf_type = (body.get("response_format") or {}).get("type")
+            if imitation.dialect == "llama-cpp-python" and rf_type not in (None, "text", "json_object"):
+                return 500, json.dumps({"error": {"message": _LLAMA_CPP_PYTHON_500, "type": "internal_server_error",
+                                                  "param": None, "code": None}})  # fmt: skip
+            return None
+
+        def _stall(self, body: dict, content: str) -> None:
+            """The first word of the answer (after ``word_delay``), a stall of ``timeout_seconds``, then the rest."""
+            words = content.split(" ")
+            try:
+                self._start_stream()
+                time.sleep(imitation.word_delay)
+                self._event(_chunk(body, {"role": "assistant", "content": words[0]}))
+                time.sleep(imitation.timeout_seconds)
+                self._event(_chunk(body, {"content": " " + " ".join(words[1:])}, "stop"))
+                self._event("[DONE]")
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass
+
+        def _ollama_chat(self, body: dict) -> None:
+            """Ollama's /api/chat: NDJSON lines of ``message.content``, the last with ``done`` and the counts."""
+            if imitation.models and body.get("model") not in imitation.models:
+                return self._send(404, json.dumps({"error": f"model '{body.get('model')}' not found"}))
+            fmt = body.get("format")
+            if fmt is not None and fmt != "json" and not isinstance(fmt, dict):
+                return self._send(400, json.dumps({"error": 'invalid format: expected "json" or a JSON schema'}))
+            if imitation.mode == "error":
+                return self._send(500, json.dumps({"error": "llama runner process has terminated"}))
+            words = self._content(body, imitation.mode).split(" ")
+            limit = int((body.get("options") or {}).get("num_predict") or 0)
+            reason = "stop"
+            if limit and len(words) > limit:
+                words, reason = words[:limit], "length"
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-ndjson")
+                self.end_headers()
+                for i, w in enumerate(words):
+                    line = {"model": body.get("model"), "message": {"role": "assistant",
+                                                                     "content": w if i == 0 else " " + w}, "done": False}  # fmt: skip
+                    self.wfile.write((json.dumps(line) + "\n").encode())
+                self.wfile.write((json.dumps({"model": body.get("model"), "message": {"role": "assistant", "content": ""},
+                                              "done": True, "done_reason": reason, "prompt_eval_count": 5,
+                                              "eval_count": len(words)}) + "\n").encode())  # fmt: skip
+                self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
@@ -188,6 +308,8 @@ def _handler_for(imitation: OpenAIImitation):
 
         def do_GET(self):  # noqa: N802 (http.server API)
             imitation.requests.append({"path": self.path, "body": {}})
+            if imitation.dialect == "ollama" and self.path.rstrip("/").endswith("/api/version"):
+                return self._send(200, json.dumps({"version": "0.12.3"}))
             if self.path.rstrip("/").endswith("/models"):
                 listed = imitation.models or ["imitation-1"]
                 return self._send(200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"}
@@ -201,7 +323,14 @@ def _handler_for(imitation: OpenAIImitation):
             except ValueError:
                 return self._send(400, json.dumps({"error": {"message": "bad json"}}))
             imitation.requests.append({"path": self.path, "body": body})
+            ollama_chat = imitation.dialect == "ollama" and self.path.rstrip("/").endswith("/api/chat")
+            if ollama_chat:
+                return self._ollama_chat(body)
             chat = self.path.rstrip("/").endswith("/chat/completions")
+            if chat:
+                refused = self._refusal(body)
+                if refused:
+                    return self._send(*refused)
             mode = imitation.mode_for(body) if imitation.mode_for and chat else imitation.mode
             if chat and imitation.models and body.get("model") not in imitation.models:
                 return self._send(404, json.dumps({"error": {"message": f"model {body.get('model')!r} not found"}}))
@@ -215,7 +344,9 @@ def _handler_for(imitation: OpenAIImitation):
             if chat and mode == "runaway":
                 return self._runaway(body)
             if chat:
-                content = "this is { not json" if mode == "invalid_json" else imitation.chat_handler(body["messages"])
+                content = self._content(body, mode)
+                if mode == "stall":
+                    return self._stall(body, content)
                 if mode == "cut":
                     return self._cut(body, content)
                 if body.get("stream"):

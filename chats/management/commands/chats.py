@@ -1,7 +1,7 @@
 """manage.py chats import PATH --format F | hook EVENT | setup | sleep
 
 import   read agent sessions or chat exports (claude-code, codex, openai, anthropic, gemini)
-hook     a Claude Code hook: reads the hook JSON on stdin, prints the lessons that bear on it
+hook     a Claude Code hook run against this installation's database (the plugin's stdlib client is faster)
 setup    print the Claude Code settings snippet that registers the hooks (and the MCP server)
 sleep    run the nightly lesson pass now and print the morning report
 """
@@ -15,9 +15,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.commands import resolve_user
 from accounts.exceptions import DomainError
+from chats.agent_plugin.hook_client import EVENTS
 from chats.importers import FORMATS
-
-EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "stop", "pre-compact", "session-end")
 
 
 class Command(BaseCommand):
@@ -34,14 +33,20 @@ class Command(BaseCommand):
         hook = sub.add_parser("hook", help="run as a Claude Code hook (JSON on stdin)")
         hook.add_argument("event", choices=EVENTS)
         hook.add_argument("--user")
-        hook.add_argument("--memory-dir", help="also write lessons into this project memory folder")
         setup = sub.add_parser("setup", help="register the hooks and the MCP server with Claude Code (and Codex)")
         setup.add_argument("--user")
         setup.add_argument("--scope", choices=["project", "user"], default="project")
         setup.add_argument("--project-dir", default=".", help="the project folder (scope project)")
         setup.add_argument("--url", default="http://127.0.0.1:8000", help="the running Almanac server")
-        setup.add_argument("--token", help="an API token (default: create one named 'coding agents')")
+        setup.add_argument("--token", help="an existing API token of the user (checked); default: one per place")
+        setup.add_argument("--rotate", action="store_true", help="replace the place's token (the old one is revoked)")
+        setup.add_argument("--no-check", action="store_true", help="do not ask the server whether the token works")
         setup.add_argument("--codex", action="store_true", help="also print the Codex config.toml section")
+        setup.add_argument(
+            "--plugin",
+            action="store_true",
+            help="for the Claude Code plugin: print a new token to paste when it asks (writes no file)",
+        )
         sleep = sub.add_parser("sleep", help="run the nightly lesson pass now")
         sleep.add_argument("--user")
 
@@ -60,16 +65,24 @@ class Command(BaseCommand):
             f"{report.files_seen} file(s), {report.files_skipped} unchanged, {report.sessions} session(s), "
             f"{report.turns_added} turn(s) added; outcomes: {outcomes}"
         )
+        if report.private_removed:
+            self.stdout.write(f"removed {report.private_removed} <private> span(s) before storing")
         for reason, n in sorted(report.lines_skipped.items()):
             self.stdout.write(f"skipped {n} line(s): {reason}")
         for hint in report.hints:
             self.stderr.write(f"hint: {hint}")
+        for note in report.empty:
+            self.stderr.write(f"note: {note}")
         for err in report.errors:
             self.stderr.write(f"error: {err}")
         if not report.ok:
-            raise CommandError(f"{len(report.errors)} file(s) unreadable, {len(report.hints)} in another format")
+            raise CommandError(report.problem(path, format or "detected"))
 
-    def do_hook(self, *, event, user=None, memory_dir=None, **_):
+    def do_hook(self, *, event, user=None, **_):
+        """The same exchange as the stdlib client, in process: the transcript lines and the project are read
+        here (this command runs on the agent's machine), then handed to the service like a request body."""
+        from chats import tasks
+        from chats.agent_plugin import hook_client
         from chats.services import agent_hooks
 
         try:
@@ -78,25 +91,42 @@ class Command(BaseCommand):
             payload = {}  # a hook must never break the agent: bad input prints nothing
         if not isinstance(payload, dict):
             payload = {}
-        text = agent_hooks.run_hook(owner=resolve_user(user), event=event, payload=payload, memory_dir=memory_dir)
-        if text:
-            self.stdout.write(text)
+        sent, piece = hook_client.prepare(event, payload)
+        answer = agent_hooks.run_hook(owner=resolve_user(user), event=event, payload=sent,
+                                      enqueue_import=tasks.enqueue_transcript_import)  # fmt: skip
+        if piece is not None and answer.transcript_offset is not None:
+            agent_id = piece["agent_id"]
+            hook_client.write_offset(piece["path"], str(payload.get("session_id") or ""), agent_id,
+                                     answer.transcript_offset)  # fmt: skip
+        if answer.output:
+            self.stdout.write(answer.output)
 
-    def do_setup(self, *, user=None, scope="project", project_dir=".", url="", token=None, codex=False, **_):
+    def do_setup(self, *, user=None, scope="project", project_dir=".", url="", token=None, rotate=False,
+                 no_check=False, codex=False, plugin=False, **_):  # fmt: skip
         from pathlib import Path
 
-        from accounts.services import create_token
         from chats.services import agent_setup
 
         owner = resolve_user(user)
-        if not token:
-            _, token = create_token(owner=owner, name="coding agents")
-        result = agent_setup.setup_claude(scope=scope, url=url, token=token,
-                                          project_dir=Path(project_dir).resolve(), home=Path.home())  # fmt: skip
+        if plugin:
+            place = agent_setup.plugin_place()
+        else:
+            place = agent_setup.place_for(scope=scope, project_dir=Path(project_dir).resolve(), home=Path.home())
+        token, how = agent_setup.choose_token(owner=owner, place=place, given=token, rotate=rotate or plugin)
+        self.stdout.write(how)
+        if not no_check:
+            problem = agent_setup.check_server(url, token)
+            self.stdout.write(f"warning: {problem}" if problem else f"checked: {url} accepts the token")
+        if plugin:
+            self.stdout.write(agent_setup.plugin_instructions(url=url, token=token))
+            return
+        result = agent_setup.setup_claude(place=place, url=url, token=token)
         for path in result.written:
             self.stdout.write(f"wrote {path}")
         for path in result.unchanged:
             self.stdout.write(f"unchanged {path}")
+        for note in result.notes:
+            self.stdout.write(note)
         for command in result.commands:
             self.stdout.write(f"run: {command}")
         if codex:
