@@ -155,6 +155,9 @@ def featurize(v: dict) -> dict[str, float]:
     f["s:quote_question"] = float("?" in quote)
     f["s:quote_exclaim"] = float(min(quote.count("!"), 3))
     f["s:content_covers_quote"] = _coverage(v["content"], quote)
+    # the turn reader's logit of the candidate's turn (distill.turn_reader): absent when it did not run
+    if "turn_logit" in p:
+        f["t:turn"] = float(p["turn_logit"])
     # context
     f["c:corroborated"] = float(v["corroborated"])
     f["c:supported"] = float(v["supported"])

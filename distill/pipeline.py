@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from distill import trust
+from distill import trust, turn_reader
 from distill.extraction.base import Candidate, DayInput, ExtractionResult
 from distill.extraction.llm import extract_day
 from distill.judge import judge as run_judge
@@ -128,6 +128,8 @@ def run(inp: PassInput) -> PassOutput:
         out.warnings.append(MODE_OFF_WARNING)
         return out
     extraction = inp.extraction if inp.extraction is not None else extract_day(day)
+    if inp.extraction is None:  # kept candidates carry their turn logits already
+        turn_reader.annotate(day, extraction.candidates)
     out.warnings += extraction.warnings
     out.extractor, out.extractor_version = extraction.extractor, extraction.extractor_version
     owner = (day.owner_name or "the user").split()[0]
