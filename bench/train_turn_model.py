@@ -90,7 +90,8 @@ def load_everything(refresh: bool = False) -> dict:
         feats.append(turn_reader.features(trs, vectors))
     F = np.vstack(feats)
     index = {row_key(r): i for i, r in enumerate(turns)}
-    data = gate_data.load_all(refresh=False)
+    data = gate_data.load_all(refresh=False, sets=("days", "locomo"))
+    data["persona"] = turn_data.persona_candidates()
     records = []
     for name in gate_data.SETS:
         for rec in data[name]["records"]:
@@ -264,10 +265,11 @@ def choose_lines(ctx: dict, idx: list[int], probs) -> tuple[float, float, float]
         unit = f"days:{units[i]}" if r["set"] == "days" else r["set"]
         match = f"{r['group']}|{r.get('match') or ''}" if r.get("match") else ""
         rows.append((round(float(p), 4), _view(r), r["label"], unit, known_false(r), match))
+    present = {records[i]["group"] for i in idx}
     for name in ("days", "persona"):
         for g, n in ctx["turn_counts"][name].items():
-            unit = f"days:{ctx['days_by_date'][g.split(':', 1)[1]]['wearer']}" if name == "days" else "persona"
-            if any(u == unit for _, _, _, u, _, _ in rows):
+            if g in present:
+                unit = f"days:{ctx['days_by_date'][g.split(':', 1)[1]]['wearer']}" if name == "days" else "persona"
                 turns[unit][g] = n
     arrays = train_gate._arrays(rows)
     grid = sorted({round(float(x), 3) for x in arrays[0]} | {1.0})
@@ -370,10 +372,8 @@ def turn_auc(ctx, head_turn: dict[int, float] | None, units: list[str]) -> float
     return round(roc_auc_score(y, [head_turn[i] for i in idx]), 3) if len(set(y)) == 2 else None
 
 
-def evaluate(ctx: dict, *, with_turns: bool) -> dict:
+def evaluate(ctx: dict, *, with_turns: bool, quiet: bool = False) -> dict:
     """Leave one wearer out (with a sixth of the persona chats), then LoCoMo from the all-data fit."""
-    from distill import turn_reader
-
     records, r_units = ctx["records"], ctx["units"]["record"]
     out = {"folds": [], "locomo": None}
     for wearer in ctx["wearers"]:
@@ -414,7 +414,8 @@ def evaluate(ctx: dict, *, with_turns: bool) -> dict:
             days_turns = {i: z for i, z in res["held_turn"].items() if ctx["turns"][i]["set"] == "days"}
             fold["turn_auc"] = turn_auc(ctx, days_turns, r_units)
         out["folds"].append(fold)
-        print(json.dumps(fold, default=str), flush=True)
+        if not quiet:
+            print(json.dumps(fold, default=str), flush=True)
     # LoCoMo: the recipe on every training unit, scored on LoCoMo (never trained on)
     loc = [i for i, u in enumerate(r_units) if u == "locomo"]
     res = recipe(ctx, ctx["wearers"], with_turns=with_turns, score_idx=loc)
@@ -422,8 +423,8 @@ def evaluate(ctx: dict, *, with_turns: bool) -> dict:
     out["locomo"] = {"lines": res["lines"], **locomo_figures(loc_recs, decide(loc_recs, res["p"], res["lines"]))}
     if with_turns:
         out["locomo"]["turn_auc"] = turn_auc(ctx, res["held_turn"], r_units)
-    print(json.dumps(out["locomo"], default=str), flush=True)
-    _ = turn_reader
+    if not quiet:
+        print(json.dumps(out["locomo"], default=str), flush=True)
     return out
 
 

@@ -233,9 +233,32 @@ def load(name: str, *, refresh: bool = False) -> tuple[list[dict], object]:
     return rows, vectors
 
 
+def persona_candidates(*, refresh: bool = False) -> dict:
+    """``gate_data.build_persona`` on the conversations read here only (the first ``PERSONA_CONVERSATIONS``),
+    cached beside the turns: the extractor's pass over all 1,000 costs a quarter of an hour on shared cores."""
+    key = f"persona-candidates-{PERSONA_CONVERSATIONS}-{gate_data.extractor_key()}-{gate_data._file_hash(gate_data.PERSONA_PATH)}-{gate_data.code_hash()}"
+    path = CACHE_DIR / f"{key}.json"
+    if path.exists() and not refresh:
+        return json.loads(path.read_text())
+    every = gate_data.persona_rows
+    try:
+        gate_data.persona_rows = lambda path=gate_data.PERSONA_PATH: every(path)[:PERSONA_CONVERSATIONS]
+        data = gate_data.build_persona()
+    finally:
+        gate_data.persona_rows = every
+    data["key"] = key
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, sort_keys=True, default=str))
+    return data
+
+
 if __name__ == "__main__":
     import time
 
+    if "persona-candidates" in sys.argv:
+        d = persona_candidates()
+        print("persona candidates", len(d["records"]))
+        raise SystemExit(0)
     for name in sys.argv[1:] or list(BUILDERS):
         t = time.perf_counter()
         rows, vec = load(name, refresh="--refresh" in sys.argv)
@@ -252,3 +275,4 @@ if __name__ == "__main__":
             vec.shape,
             f"{time.perf_counter() - t:.0f}s",
         )
+

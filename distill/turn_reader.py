@@ -14,6 +14,7 @@ gave; the weights of the encoder are the model package's, the repository ships t
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import threading
@@ -24,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ledger.recall.embeddings import EmbeddingError
+
+logger = logging.getLogger(__name__)
 ARTIFACT = Path(__file__).resolve().parent / "data" / "turn_reader.json"
 FORMAT = "almanac-turn-reader/1"
 MAX_TOKENS = 64  # a turn's first 64 word pieces: the cost of attention grows with the square of the length
@@ -158,7 +162,11 @@ def annotate(day, candidates, reader: TurnReader | None = None) -> None:
                 by_index[t.index] = len(rows)
                 rows.append(TurnRow(str(n), pos, bool(t.is_owner), float(conv.owner_confidence), t.text))
                 texts.append(m)
-    logits = reader.read(rows, texts)
+    try:
+        logits = reader.read(rows, texts)
+    except (ImportError, EmbeddingError) as exc:  # the model package or onnxruntime is missing: score without it
+        logger.warning("turn reader unavailable, candidates scored without it: %s", exc)
+        return
     for cand in candidates:
         k = by_index.get(cand.evidence.first_index) if cand.evidence is not None else None
         if k is not None:
