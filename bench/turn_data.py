@@ -233,6 +233,33 @@ def load(name: str, *, refresh: bool = False) -> tuple[list[dict], object]:
     return rows, vectors
 
 
+def claim_pairs(records: list[dict], turns: list[dict], row_of: list[int], *, refresh: bool = False):
+    """Vectors of every candidate claim read after its masked turn (``distill.turn_reader.encode_claims``), the
+    claim masked like its conversation (``distill.masking``). Cached by the claims, their turns and the code."""
+    import numpy as np
+
+    from distill import turn_reader
+    from distill.masking import mask_conversation
+
+    h = hashlib.sha256(code_hash().encode())
+    h.update(str(turn_reader.CLAIM_TOKENS).encode())
+    for r, i in zip(records, row_of, strict=True):
+        h.update(f"{r['content']}\x00{turns[i]['masked']}\x00".encode())
+    path = CACHE_DIR / f"claims-{h.hexdigest()[:16]}.npy"
+    if path.exists() and not refresh:
+        return np.load(path)
+    pairs = []
+    for r, i in zip(records, row_of, strict=True):
+        t = turns[i]
+        speakers = [t["speaker"]] if not t["is_owner"] else []
+        (claim,) = mask_conversation([r["content"]], owner_name=t["owner_name"], speaker_names=speakers)
+        pairs.append((turn_reader.turn_input(t["masked"], t["is_owner"]), claim))
+    vectors = turn_reader.encode_claims(pairs)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
 def persona_candidates(*, refresh: bool = False) -> dict:
     """``gate_data.build_persona`` on the conversations read here only (the first ``PERSONA_CONVERSATIONS``),
     cached beside the turns: the extractor's pass over all 1,000 costs a quarter of an hour on shared cores."""

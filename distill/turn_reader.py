@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 ARTIFACT = Path(__file__).resolve().parent / "data" / "turn_reader.json"
 FORMAT = "almanac-turn-reader/1"
 MAX_TOKENS = 64  # a turn's first 64 word pieces: the cost of attention grows with the square of the length
+CLAIM_TOKENS = 32  # a candidate claim's, read after its turn
 SCALARS = ("is_owner", "owner_confidence", "question", "prev_question", "prev_same_speaker", "first", "last", "length")
 _lock = threading.Lock()
 
@@ -52,6 +53,21 @@ def encoder():
 def encode_turns(texts: Sequence[str]) -> np.ndarray:
     """Unit vectors of the turns (rows in the order given)."""
     return encoder().encode(list(texts), max_tokens=MAX_TOKENS)
+
+
+def encode_claims(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    """Unit vectors of (turn input, masked claim) pairs read together (the claim's word pieces attend to the
+    turn's), averaged over the claim's word pieces only: how the claim reads in the words it came from."""
+    model = encoder()
+    rows = []
+    for turn, claim in pairs:
+        a = model.tokenizer.encode(turn or " ").ids[: MAX_TOKENS - 1]
+        b = model.tokenizer.encode(claim or " ").ids[1:][:CLAIM_TOKENS]  # without its [CLS]
+        rows.append((a + b, [0] * len(a) + [1] * len(b), [0] * len(a) + [1] * len(b)))
+    if not rows:
+        return np.zeros((0, model.dimensions), dtype=np.float32)
+    vectors = model.pooled(rows)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
 @dataclass
@@ -95,6 +111,23 @@ def features(rows: Sequence[TurnRow], vectors: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class Head:
+    """A standardised logistic regression: logit = ((x − mean) / scale) · coef + intercept."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    @classmethod
+    def from_dict(cls, head: dict) -> Head:
+        return cls(*(np.array(head[k], dtype=np.float32) for k in ("mean", "scale", "coef")), float(head["intercept"]))
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        return ((x - self.mean) / self.scale) @ self.coef + self.intercept
+
+
+@dataclass
 class TurnReader:
     version: str
     mean: np.ndarray
@@ -102,6 +135,7 @@ class TurnReader:
     coef: np.ndarray
     intercept: float
     meta: dict
+    claim: Head | None = None  # the claim head: a candidate's claim read after its turn, beside the turn's vector
 
     @classmethod
     def from_dict(cls, data: dict) -> TurnReader:
@@ -115,17 +149,24 @@ class TurnReader:
             coef=np.array(head["coef"], dtype=np.float32),
             intercept=float(head["intercept"]),
             meta={k: data.get(k) for k in ("training_data", "folds", "created_by")},
+            claim=Head.from_dict(data["claim_head"]) if data.get("claim_head") else None,
         )
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
         return ((feats - self.mean) / self.scale) @ self.coef + self.intercept
 
-    def read(self, rows: Sequence[TurnRow], masked: Sequence[str]) -> np.ndarray:
-        """Logits of the turns (``masked``: their texts after ``distill.masking``)."""
+    def read(self, rows: Sequence[TurnRow], masked: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(logits, vectors) of the turns (``masked``: their texts after ``distill.masking``)."""
         if not rows:
-            return np.zeros(0, dtype=np.float32)
+            return np.zeros(0, dtype=np.float32), np.zeros((0, 0), dtype=np.float32)
         vectors = encode_turns([turn_input(m, r.is_owner) for m, r in zip(masked, rows, strict=True)])
-        return self.logits(features(rows, vectors))
+        return self.logits(features(rows, vectors)), vectors
+
+    def read_claims(self, pairs: Sequence[tuple[str, str]], turn_vectors: np.ndarray) -> np.ndarray:
+        """Logits of the claim head for (turn input, masked claim) pairs and their turns' vectors."""
+        if self.claim is None or not pairs:
+            return np.zeros(len(pairs), dtype=np.float32)
+        return self.claim.logits(np.hstack([encode_claims(pairs), turn_vectors]))
 
 
 def load(path: Path | str | None = None) -> TurnReader:
@@ -149,7 +190,7 @@ def annotate(day, candidates, reader: TurnReader | None = None) -> None:
     wanted = {c.evidence.first_index for c in candidates if c.evidence is not None}
     if reader is None or not wanted:
         return
-    rows, texts, by_index = [], [], {}
+    rows, texts, by_index, speakers_of = [], [], {}, {}
     for n, conv in enumerate(day.conversations):
         turns = conv.turns
         if not any(t.index in wanted for t in turns):
@@ -160,14 +201,23 @@ def annotate(day, candidates, reader: TurnReader | None = None) -> None:
             near = {turns[k].index for k in range(max(pos - 1, 0), min(pos + 2, len(turns)))}
             if near & wanted:
                 by_index[t.index] = len(rows)
+                speakers_of[t.index] = [] if t.is_owner else [t.speaker_name]
                 rows.append(TurnRow(str(n), pos, bool(t.is_owner), float(conv.owner_confidence), t.text))
                 texts.append(m)
     try:
-        logits = reader.read(rows, texts)
+        logits, vectors = reader.read(rows, texts)
+        mine = [c for c in candidates if c.evidence is not None and c.evidence.first_index in by_index]
+        pairs, at = [], []
+        for c in mine:
+            k = by_index[c.evidence.first_index]
+            (claim,) = mask_conversation([c.content], owner_name=day.owner_name, speaker_names=speakers_of[c.evidence.first_index])
+            pairs.append((turn_input(texts[k], rows[k].is_owner), claim))
+            at.append(k)
+        claims = reader.read_claims(pairs, vectors[at] if at else vectors[:0])
     except (ImportError, EmbeddingError) as exc:  # the model package or onnxruntime is missing: score without it
         logger.warning("turn reader unavailable, candidates scored without it: %s", exc)
         return
-    for cand in candidates:
-        k = by_index.get(cand.evidence.first_index) if cand.evidence is not None else None
-        if k is not None:
-            cand.features["turn_logit"] = round(float(logits[k]), 4)
+    for cand, k, z in zip(mine, at, claims, strict=True):
+        cand.features["turn_logit"] = round(float(logits[k]), 4)
+        if reader.claim is not None:
+            cand.features["claim_logit"] = round(float(z), 4)
