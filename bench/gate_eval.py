@@ -35,12 +35,13 @@ def decide_all(records: list[dict], probs: list[float], model) -> list[str]:
     per owner in order (a second memory with the same text is not asked twice)."""
     from distill import trust
     from distill.extraction.base import content_hash
+    from distill.steps.decision import decide
 
     policy = trust.Policy()
     out, seen = [], set()
     for rec, p in zip(records, probs, strict=False):
         scored = trust.Scored(candidate=_candidate(rec), score=p)  # no components: decide() checks attribution
-        d = trust.decide(scored, policy, model=model).decision
+        d = decide(scored, policy, model=model).decision
         owner = rec["group"].split(":")[0] if rec["set"] == "days" else rec["group"]
         key = (owner, content_hash(rec["content"]))
         if d != trust.DROPPED:
