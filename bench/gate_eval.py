@@ -180,13 +180,27 @@ def print_folds(title: str, res: dict) -> list[str]:
     return misses
 
 
+def print_saved(path: str) -> int:
+    """The tables of an evaluation saved by ``bench/train_turn_model.py`` (no refit)."""
+    import json
+
+    results = json.loads(Path(path).read_text())
+    misses = print_folds("Turn reader + gate model (the shipped recipe)", results["turns"])
+    if "baseline" in results:
+        print_folds("Today's gate model alone (no turn reader), same protocol", results["baseline"])
+    print("\nAcceptance on the held-out folds: " + ("all met" if not misses else "NOT met:"))
+    for m in misses:
+        print(" -", m)
+    return 0
+
+
 def report(*, refresh: bool = False, with_speed: bool = True, baseline: bool = True) -> int:
     """The acceptance of issue 37: the turn reader + gate model, and today's gate model, under one protocol."""
     _setup()
     from bench import train_turn_model
 
     started = time.perf_counter()
-    ctx = train_turn_model.context(refresh)
+    ctx = train_turn_model.context(refresh, claims=train_turn_model.CLAIMS)
     res = train_turn_model.evaluate(ctx, with_turns=True, quiet=True)
     print(f"\nTrust gate, leave one wearer out ({len(ctx['wearers'])} folds, nested lines; "
           f"{time.perf_counter() - started:.0f}s)")
@@ -286,6 +300,12 @@ def _fmt(v) -> str:
 
 
 if __name__ == "__main__":
+    if "--saved" in sys.argv:
+        raise SystemExit(print_saved(sys.argv[sys.argv.index("--saved") + 1]))
+    if "--speed" in sys.argv:
+        s = speed()
+        print({k: round(v, 3) if isinstance(v, float) else v for k, v in s.items()})
+        raise SystemExit(0)
     raise SystemExit(
         report(
             refresh="--refresh" in sys.argv,
