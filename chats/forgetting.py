@@ -7,6 +7,32 @@ session titles and lessons (``forget_handler``), and ``scrub`` does the same to 
 from __future__ import annotations
 
 from chats.text import TurnIn
+from ledger.forget.coverage import declare, redact_value
+
+HANDLER = "chats.forgetting"
+declare(
+    "chats.ChatSession",
+    scrubbed={"title": f"{HANDLER}: name redacted"},
+    redacted=("project", "outcome"),
+    exempt={"source_key": "a source key", "external_id": "a client's opaque id", "agent_id": "an agent's id",
+            "status": "a status", "content_hash": "a hash"},
+)  # fmt: skip
+declare(
+    "chats.ChatTurn",
+    scrubbed={n: f"{HANDLER}: their turns removed, their name redacted in others'"
+              for n in ("text", "speaker", "tool_calls", "extras", "search")},
+    exempt={"role": "a role"},
+)  # fmt: skip
+declare("chats.ImportedFile", exempt={"path": "a file path on the owner's machine", "format": "a format name"})
+declare(
+    "chats.Lesson",
+    scrubbed={"text": f"{HANDLER}: name redacted", "aliases": "same"},
+    redacted=("project", "history"),
+    exempt={"key": "a hash", "kind": "a kind", "status": "a status", "episode_keys": "episode keys"},
+)
+declare("chats.Prediction", redacted=("text",), exempt={"status": "a status"})
+declare("chats.HookDelivery", exempt={"session_key": "a client's session id"})
+declare("chats.SleepReport", redacted=("learned", "merged", "confirmed", "failed", "archived"))
 
 
 def scrub(owner, turns: list[TurnIn]) -> list[TurnIn]:
@@ -26,7 +52,6 @@ def scrub(owner, turns: list[TurnIn]) -> list[TurnIn]:
 
 
 def _scrub_stored(owner, matcher) -> dict[str, int]:
-    from accounts.fields import search_vector
     from chats.models import ChatSession, ChatTurn, Lesson
     from chats.text import chain_hash
     from ledger.recall.models import Embedding
@@ -37,8 +62,10 @@ def _scrub_stored(owner, matcher) -> dict[str, int]:
     redacted = 0
     for t in ChatTurn.objects.filter(owner=owner):
         clean = matcher.redact(t.text)
-        if clean != t.text:
-            ChatTurn.objects.filter(pk=t.pk).update(text=clean, search=search_vector(clean))  # app-kept vector
+        calls, extras = redact_value(t.tool_calls, matcher), redact_value(t.extras, matcher)
+        if (clean, calls, extras) != (t.text, t.tool_calls, t.extras):
+            t.text, t.tool_calls, t.extras = clean, calls, extras
+            t.save(update_fields=["text", "tool_calls", "extras", "search"])  # the app-kept vector follows
             Embedding.objects.filter(owner=owner, kind="chat_turn", ref_id=t.pk).delete()
             redacted += 1
     for s in ChatSession.objects.filter(owner=owner):

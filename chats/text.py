@@ -10,6 +10,7 @@ from datetime import datetime
 
 from ledger.lexicon import STOPWORDS
 from ledger.recall.lexical import redact_for_display
+from ledger.redaction import redact_turns
 
 # Lesson keys (``normalise_key``) are stored, so this list keeps saying what it said when they were made: the
 # shared function words plus the filler of coding-assistant chats ("please", "file", "run"), without the few
@@ -52,10 +53,20 @@ def _pieces(text: str):
 
 
 def redact(text: str) -> str:
-    """Mask e-mail addresses, phone/card numbers and key-like strings before anything reaches disk. Long text
-    is masked piece by piece: the masking patterns cost time that grows faster than the text on long runs
-    without spaces (a 40,000-character token took 4.6 s in one pass, under 0.1 s in pieces)."""
-    text = text or ""
+    """One text on its own (a title, a pasted block): see ``redact_texts``."""
+    return redact_texts([text])[0]
+
+
+def redact_texts(texts: list[str]) -> list[str]:
+    """The turns of one conversation, in order, before anything reaches disk: secrets by structure (codes, PINs,
+    cards, account, routing and ID numbers, passwords, read back or not: ``ledger.redaction``), then e-mail
+    addresses, phone numbers and key-like strings. The display masking runs piece by piece on long text: its
+    patterns cost time that grows faster than the text on long runs without spaces (a 40,000-character token
+    took 4.6 s in one pass, under 0.1 s in pieces)."""
+    return [_mask(t) for t in redact_turns([t or "" for t in texts])]
+
+
+def _mask(text: str) -> str:
     if len(text) <= REDACT_PIECE:
         return redact_for_display(text)
     return "".join(redact_for_display(p) for p in _pieces(text))

@@ -32,6 +32,7 @@ from distill.steps import decision
 from distill.writing import PassReport
 from ledger.choices import Status
 from ledger.models import Fact
+from ledger.redaction import redact_text
 from ledger.services import EvidenceIn, layers
 
 log = logging.getLogger(__name__)
@@ -252,6 +253,7 @@ def remember(
     if importance not in MinImportance.values:
         raise RememberError("importance must be low, normal or high")
     quote = (quote or text).strip()[:2000]
+    text, quote = redact_text(text), redact_text(quote)  # an agent's words are a source too: secrets never stored
     policy = policies.as_trust_policy(policies.get_policy(owner, source_key))
     if policy.mode == Mode.OFF:
         return RememberResult("off", reason="memory mode off")

@@ -8,6 +8,7 @@ class ScreenConfig(AppConfig):
         # Screen events become searchable by recall (the "events" scope); ledger never imports screen.
         from ledger.forget.hooks import register_forget_hook
         from ledger.recall.providers import register_provider
+        from screen import forgetting  # noqa: F401  (declares how screen text joins a forget)
         from screen.recall_provider import EventProvider
         from screen.services.curate import forget_memories
 

@@ -16,7 +16,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from chats.models import ChatSession, ChatTurn
-from chats.text import SessionIn, chain_hash, redact
+from chats.text import SessionIn, chain_hash, redact, redact_texts
 
 
 class StoreMode(models.TextChoices):
@@ -98,9 +98,10 @@ def _clean_turns(owner, data: SessionIn) -> None:
     """Redact secrets from the turns and their extras, then drop what the owner asked to forget."""
     from chats.forgetting import scrub
 
-    for t in data.turns:
-        t.text = redact(t.text)
+    for t, text in zip(data.turns, redact_texts([t.text for t in data.turns]), strict=True):
+        t.text = text
         t.extras = [{**e, "text": redact(e.get("text") or "")} for e in t.extras]
+    data.title = redact(data.title)
     data.turns = scrub(owner, data.turns)
 
 

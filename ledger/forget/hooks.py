@@ -147,8 +147,9 @@ class NameMatcher:
 
 
 def person_name_variants(names) -> list[str]:
-    """A person's names plus each one's first word when it is a full name ("Lena Varga" -> "Lena"): people are
-    mostly called by their first name in conversation."""
+    """A person's names, each full name's first word ("Lena Varga" -> "Lena": people are mostly called by their
+    first name in conversation), and the family name after a title ("Ms Varga", "Dr Varga"): the family name
+    alone is often a word ("Park", "Rose") and is left to the full forms."""
     out: list[str] = []
     for name in names:
         name = (name or "").strip()
@@ -158,10 +159,12 @@ def person_name_variants(names) -> list[str]:
         words = name.split()
         if len(words) > 1 and len(words[0].strip(".")) > 2 and words[0].rstrip(".").lower() not in _TITLES:
             out.append(words[0])
+            out += [f"{title} {words[-1]}" for title in _ADDRESSED]
     return list(dict.fromkeys(out))
 
 
 _TITLES = {"dr", "mr", "mrs", "ms", "mx", "prof", "sir", "aunt", "uncle"}
+_ADDRESSED = ("Dr", "Mr", "Mrs", "Ms", "Miss", "Mx", "Prof")
 
 
 def forgotten_names(owner) -> NameMatcher:

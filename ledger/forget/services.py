@@ -4,18 +4,21 @@ refusals, plus the forget hooks and handlers that remove copies (recall vectors,
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, TextField, Value
+from django.db.models.functions import Cast, Concat
 
 from accounts.fields import contains_any
 from ledger import hashing, queries
 from ledger import mutations as M
 from ledger.exceptions import InvalidMutation
 from ledger.forget import hooks as forgetting
+from ledger.forget.coverage import redact_value
 from ledger.models import Entity, Episode, Evidence, Fact, Refusal
 from ledger.services.commits import commit, serialised
 from ledger.services.layers import _delete_episodes
@@ -202,16 +205,6 @@ def _icontains(field: str, words) -> Q:
     return q
 
 
-def _redact_value(value, matcher):
-    if isinstance(value, str):
-        return matcher.redact(value)
-    if isinstance(value, list):
-        return [_redact_value(v, matcher) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_value(v, matcher) for k, v in value.items()}
-    return value
-
-
 def _redacted_copy(ev: Evidence, matcher) -> dict:
     return {
         "type": M.ADD_EVIDENCE,
@@ -226,7 +219,7 @@ def _redacted_copy(ev: Evidence, matcher) -> dict:
             "quote": matcher.redact(ev.quote),
             "extractor_id": ev.extractor_id,
             "extractor_version": ev.extractor_version,
-            "details": _redact_value(ev.details, matcher),
+            "details": redact_value(ev.details, matcher),
         },
     }
 
@@ -239,6 +232,11 @@ def _naming_the_person(owner, names, variants, matcher, entity_ids: set[str]) ->
     facts = _facts_naming(owner, names)
     for f in Fact.objects.owned_by(owner).filter(_icontains("content", variants)):
         if matcher.spans(f.content):
+            facts[str(f.public_id)] = f
+    named = Concat(Cast("arguments", TextField()), Value(" "), Cast("tags", TextField()), output_field=TextField())
+    words = Fact.objects.owned_by(owner).annotate(words=named)
+    for f in words.filter(_icontains("words", variants)):
+        if matcher.spans(f.words):  # named only in the claim's arguments or tags
             facts[str(f.public_id)] = f
     for eid in entity_ids:
         for f in Fact.objects.owned_by(owner).about_entity(eid):
@@ -256,7 +254,8 @@ def _naming_the_person(owner, names, variants, matcher, entity_ids: set[str]) ->
 def _episodes_naming(owner, matcher) -> list[int]:
     doomed = []
     for ep in Episode.objects.owned_by(owner):
-        text = " ".join([ep.title, ep.summary, *map(str, ep.entities), *map(str, ep.topics)])
+        parts = [ep.entities, ep.topics, ep.decisions, ep.action_items]
+        text = " ".join([ep.title, ep.summary, *(json.dumps(p, ensure_ascii=False) for p in parts)])
         if matcher.spans(text):
             doomed.append(ep.pk)
     return doomed

@@ -19,6 +19,7 @@ import tenacity
 
 from accounts.exceptions import DomainError
 from accounts.timestamps import parse_iso
+from ledger.redaction import redact_text
 
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
 MAX_BACKOFF_SECONDS = 30.0
@@ -70,6 +71,8 @@ class Item:
 
 
 def to_item(raw: dict) -> Item | None:
+    """A raw content item as an ``Item``; its text goes through the structural redactor here, before anything
+    of it is kept (codes, card, account and ID numbers, passwords on a screen or in a call)."""
     kind, c = raw.get("type"), raw.get("content") or {}
     try:
         if kind == "OCR":
@@ -77,7 +80,7 @@ def to_item(raw: dict) -> Item | None:
                 "OCR",
                 int(c["frame_id"]),
                 parse_ts(c["timestamp"]),
-                c.get("text") or "",
+                redact_text(c.get("text") or ""),
                 c.get("app_name") or "",
                 c.get("window_name") or "",
                 c.get("browser_url") or "",
@@ -89,7 +92,7 @@ def to_item(raw: dict) -> Item | None:
                 "Audio",
                 int(c["chunk_id"]),
                 parse_ts(c["timestamp"]),
-                c.get("transcription") or "",
+                redact_text(c.get("transcription") or ""),
                 device=c.get("device_name") or "",
                 speaker=speaker,
                 device_type=c.get("device_type") or "",
@@ -99,7 +102,7 @@ def to_item(raw: dict) -> Item | None:
                 "UI",
                 int(c["id"]),
                 parse_ts(c["timestamp"]),
-                c.get("text") or "",
+                redact_text(c.get("text") or ""),
                 c.get("app_name") or "",
                 c.get("window_name") or "",
                 c.get("browser_url") or "",

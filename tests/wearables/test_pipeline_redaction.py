@@ -38,7 +38,7 @@ def test_sensitive_numbers_are_redacted(text, secret):
 
 @pytest.mark.parametrize(
     "text",
-    ["unit 1 1 0 4", "3 1 2, 5 5 5, 0 1 4 4.", "In 2026 we had 3 kids", "4242 4242 4242 4241 is not a card"],
+    ["unit 1 1 0 4", "3 1 2, 5 5 5, 0 1 4 4.", "In 2026 we had 3 kids", "Invoice 4242 4242 4242 4241 is paid"],
 )
 def test_ordinary_numbers_and_luhn_invalid_numbers_stay(text):
     assert redact_text(text) == text

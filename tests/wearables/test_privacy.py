@@ -11,12 +11,12 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
-from django.db import connection
 from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.stored_text import raw_values
 from tests.wearables.conftest import connect
 from tests.wearables.days import conversation, day
 from wearables import services
@@ -26,7 +26,6 @@ from wearables.pipeline.redaction import luhn_valid
 pytestmark = pytest.mark.django_db
 
 WORDS = st.sampled_from("so the lease um uh card number is my social security okay yeah like you know right".split())
-TEXT_TYPES = {"text", "character varying", "json", "jsonb"}
 
 
 def luhn_complete(prefix: str) -> str:
@@ -53,19 +52,8 @@ def digit_runs(value: str) -> list[str]:
 
 
 def stored_strings() -> list[str]:
-    """Every value of every text/JSON column in the database, plus decoded django_q task payloads."""
-    out = []
-    with connection.cursor() as cur:
-        for table in connection.introspection.table_names():
-            cur.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = %s AND data_type = ANY(%s)",
-                [table, list(TEXT_TYPES)],
-            )
-            columns = [r[0] for r in cur.fetchall()]
-            if not columns:
-                continue
-            cur.execute("SELECT {} FROM {}".format(", ".join(f'"{c}"::text' for c in columns), f'"{table}"'))
-            out.extend(str(v) for row in cur.fetchall() for v in row if v is not None)
+    """Every value of every text/JSON/search-vector column in the database, plus decoded django_q task payloads."""
+    out = [value for _, value in raw_values()]
     for task in OrmQ.objects.all():
         out.append(repr(SignedPackage.loads(task.payload)))
     return out

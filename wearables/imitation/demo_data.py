@@ -82,7 +82,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "lunch-ben",
+        "lunch-bike",
         0,
         time(12, 20),
         ("bee",),
@@ -117,7 +117,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "garden-helen",
+        "garden-fence",
         1,
         time(18, 10),
         ("limitless",),
@@ -166,7 +166,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "dinner-rosa",
+        "dinner-plans",
         3,
         time(19, 15),
         ("limitless", "bee"),
@@ -229,7 +229,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "gym-ben",
+        "gym-session",
         4,
         time(17, 30),
         ("bee",),
@@ -243,7 +243,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "late-call-rosa",
+        "late-call",
         4,
         time(23, 30),
         ("omi",),
@@ -282,7 +282,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "climbing-priti",
+        "climbing-wall",
         5,
         time(18, 30),
         ("limitless",),
@@ -310,7 +310,7 @@ SCRIPTS: tuple[Script, ...] = (
         ),
     ),
     Script(
-        "call-mom",
+        "call-home",
         6,
         time(16, 0),
         ("limitless",),

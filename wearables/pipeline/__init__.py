@@ -17,7 +17,7 @@ from wearables.pipeline.cleanup import cleanup
 from wearables.pipeline.corrections import correct_conversations
 from wearables.pipeline.off_record import elide_off_record, elide_windows
 from wearables.pipeline.redact_forgotten import forget_people
-from wearables.pipeline.redaction import REDACTED, redact_text
+from wearables.pipeline.redaction import REDACTED, redact_conversation_texts, redact_text
 from wearables.pipeline.speakers import label_speakers
 from wearables.pipeline.types import Convo, KnownPerson, PipelineConfig, Turn
 
@@ -36,9 +36,11 @@ __all__ = [
 
 
 def redact_conversations(convos: list[Convo], cfg: PipelineConfig) -> list[Convo]:
+    """Each conversation as a whole (a secret read back in the next turn is the same secret), title apart."""
     out = []
     for c in convos:
-        turns = [Turn(**{**t.__dict__, "text": redact_text(t.text, cfg.redaction_patterns)}) for t in c.turns]
+        texts = redact_conversation_texts([t.text for t in c.turns], cfg.redaction_patterns)
+        turns = [Turn(**{**t.__dict__, "text": text}) for t, text in zip(c.turns, texts, strict=True)]
         turns = [t for t in turns if t.text.strip()]
         out.append(Convo(**{**c.__dict__, "turns": turns, "title": redact_text(c.title, cfg.redaction_patterns)}))
     return out

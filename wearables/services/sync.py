@@ -19,6 +19,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from accounts.services import user_timezone
+from ledger.forget.hooks import forgotten_names
 from wearables.connectors import ProviderError
 from wearables.models import Conversation, DayTranscript, NativeMemoryImport, Source, SyncRun, Utterance
 from wearables.pipeline import STEPS, Convo, Turn, from_raw, redact_text, run_pipeline
@@ -336,12 +337,13 @@ def _import_native_memories(owner, source: Source, connector, patterns) -> list[
     if gate_policy(source).native_mode == NativeMode.OFF:
         return []
     fresh: list[int] = []
+    forgotten = forgotten_names(owner)
     with transaction.atomic():
         for m in connector.fetch_native_memories():
             text = redact_text((m.text or "").strip(), patterns)
-            if not text:
-                continue
-            digest = hashlib.sha256(text.encode()).hexdigest()
+            if not text or forgotten.spans(text):
+                continue  # a provider's memory of a forgotten person is not brought back
+            digest = hashlib.sha256(text.encode()).hexdigest()  # of what the provider says: a re-sync matches it
             external_id = str(m.external_id)[:200]
             row = NativeMemoryImport.objects.filter(source=source, external_id=external_id).first()
             if row is not None and row.content_hash == digest:
@@ -349,7 +351,12 @@ def _import_native_memories(owner, source: Source, connector, patterns) -> list[
             row, _ = NativeMemoryImport.objects.update_or_create(
                 source=source,
                 external_id=external_id,
-                defaults={"owner": owner, "text": text, "content_hash": digest, "occurred_at": m.created_at},
+                defaults={
+                    "owner": owner,
+                    "text": text,
+                    "content_hash": digest,
+                    "occurred_at": m.created_at,
+                },
             )
             fresh.append(row.pk)
         if fresh:
