@@ -155,6 +155,12 @@ def featurize(v: dict) -> dict[str, float]:
     f["s:quote_question"] = float("?" in quote)
     f["s:quote_exclaim"] = float(min(quote.count("!"), 3))
     f["s:content_covers_quote"] = _coverage(v["content"], quote)
+    # the turn reader's logits of the candidate's turn and of its claim read after the turn (distill.turn_reader):
+    # absent when it did not run
+    if "turn_logit" in p:
+        f["t:turn"] = float(p["turn_logit"])
+    if "claim_logit" in p:
+        f["t:claim"] = float(p["claim_logit"])
     # context
     f["c:corroborated"] = float(v["corroborated"])
     f["c:supported"] = float(v["supported"])
