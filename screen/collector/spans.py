@@ -6,13 +6,21 @@ or concluded. Pure, no database; its state lives inside the signal deriver's JSO
 - **Left for good**: the context has not been on screen for ``LEAVE`` (other programs were, or nothing).
 - **Concluded**: the span showed an outcome line (``read_outcome``) and a later material change of the same
   context no longer shows it: the screen moved on from the result (a message sent, a result screen closed).
-- **Regimes**: with no context to go by (no URL and an unchanged window title, e.g. a fullscreen game or one
-  terminal), a change of most of the screen's lines with no outcome in it starts a new span (lobby -> match).
+- **Regimes**: with no context to go by (no URL and an unchanged window title, e.g. a fullscreen game, one
+  terminal, a phone mirrored on the desktop), a change of most of the screen's lines with no outcome in it and
+  no content word in common with the span (words of four letters or more: a shop's name on each page of its
+  app, "Round" and "Team" on each screen of a match) starts a new span (lobby -> match). The span it leaves
+  without an outcome is *suspended*: when its content comes back (a pause menu closed, back to the shop after a
+  look at a chat) it resumes, and the screens in between were an interruption.
 - **Anchors** are outcome lines *new* in a frame, never: assistant text (an assistant program, or the lines
-  under an assistant pane header), controls ("Offer draw"), or rows of a history list (lines with the same
-  shape as a sibling line, or dated "3h ago"/"yesterday"): older results in a sidebar are not this run's.
-- **Speech** (ScreenPipe audio) attaches to the span on screen, with its device (Input = this machine's mic,
-  Output = what the speakers played: other people on a call) and speaker name, for the proposer's roles.
+  under an assistant pane header), controls ("Offer draw"), rows of a history list (lines with the same shape
+  as a sibling line once words, numbers and outcome words are masked, lines dated "3h ago"/"yesterday", lines
+  labelled "Last match:"), or a banner: lines that arrive over an unchanged screen and leave it unchanged again
+  within ``BANNER`` (a notification about something else). Until then such a quiet anchor is pending.
+- **Speech** (ScreenPipe audio) attaches to the span on screen, or, while one conversation goes on, to the span
+  that heard its previous words (a call keeps its speech while the owner glances at another window), with its
+  device (Input = this machine's mic, Output = what the speakers played: other people on a call), speaker name
+  and the span's frame at that moment, for the proposer's roles and evidence.
 
 Each ended span becomes one ``span_ended`` signal carrying a bounded summary; open spans are read by the
 proposal pass after every window, so an activity still unfolding gets a provisional event, revised later.
@@ -20,23 +28,30 @@ proposal pass after every window, so an activity still unfolding gets a provisio
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
 from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, site_of
 from screen.events.outcomes import ALL_WORDS, read_outcome, tokens
+from screen.text import SCREEN_STOPWORDS, normalize_line
 
 LEAVE = timedelta(minutes=15)
 MATERIAL = 0.25
 REGIME = 0.6
 PRELUDE_GAP = timedelta(minutes=3)
+BANNER = timedelta(seconds=60)  # a line that comes and goes over an unchanged screen within this is a banner
+BANNER_LINES = 4  # a banner adds a few lines (sender, time, message), never a page
+CONVERSATION_GAP = timedelta(minutes=2)  # speech within this of the previous words continues the same talk
 MAX_OPEN = 12
+MAX_SUSPENDED = 3
 MAX_LINES = 80
 MAX_SEEN = 120
 MAX_ANCHORS = 16
-MAX_SPEECH = 16
+MAX_SPEECH = 240  # about two hours of a call: the latest words are never the ones dropped
 MAX_WINDOWS = 6
 _HISTORY = frozenset({"ago", "yesterday"})
+_LOOKING_BACK = frozenset("last previous recent earlier past".split())  # "Last match: Victory" recalls one
 
 
 def span_context(app: str, url: str) -> str:
@@ -48,21 +63,45 @@ def _iso(dt: datetime) -> str:
 
 
 def _template(line: str) -> str:
-    """A line's shape: outcome words kept, other words and numbers masked ("#1040 main passed 3h ago" ->
-    "# w passed # w w")."""
-    return " ".join(t if t in ALL_WORDS else ("#" if t.isdigit() else "w") for t in tokens(line))
+    """A line's shape: words, identifiers (anything with a digit, or capitals: "#1040", "LG-58213", "QXKPRM")
+    and outcome words masked as three classes ("#1040 main passed 3h ago" -> "# w o # w w"), so rows of one list share a shape whatever
+    each row's identifier and result."""
+    out = []
+    for word in re.findall(r"[\w'’-]+", line):
+        if word.lower() in ALL_WORDS:
+            out.append("o")
+        elif any(c.isdigit() for c in word) or (word.isupper() and len(word) >= 4):
+            out.append("#")  # an identifier: "LG-58213", "MSXDHY"
+        else:
+            out.append("w")
+    return " ".join(out)
+
+
+def _looks_back(toks: list[str], line: str) -> bool:
+    """A label recalling an earlier result: "Last match: Victory", "Previous result - Lost"."""
+    return bool(toks) and toks[0] in _LOOKING_BACK and bool(re.search(r"^\W*\w+(?:\s+\w+){0,2}\s*[:\-–—]", line))
 
 
 def history_rows(lines: list[str]) -> set[str]:
-    """Lines that are rows of a list of older items: dated relatively, or shaped like a sibling row."""
+    """Lines that are rows of a list of older items: dated relatively, labelled as earlier, or shaped like a
+    sibling row."""
     shapes: dict[str, int] = {}
     for line in lines:
         shapes[_template(line)] = shapes.get(_template(line), 0) + 1
     out = set()
     for line in lines:
-        toks = set(tokens(line))
-        if toks & _HISTORY or (shapes[_template(line)] >= 2 and toks & ALL_WORDS):
+        toks = tokens(line)
+        if set(toks) & _HISTORY or _looks_back(toks, line) or (shapes[_template(line)] >= 2 and set(toks) & ALL_WORDS):
             out.add(line)
+    return out
+
+
+def content_words(lines) -> set[str]:
+    """Words of four letters or more, the commonest function words left out: what a screen is about, not
+    its counters, status bar or two-letter labels."""
+    out = set()
+    for line in lines:
+        out.update(w for w in re.findall(r"[a-z]{4,}", line.lower()) if w not in SCREEN_STOPWORDS)
     return out
 
 
@@ -71,10 +110,15 @@ class SpanTracker:
 
     def __init__(self, state: dict):
         self.state = state.setdefault("spans", {"open": {}, "seq": 0})
+        self.state.setdefault("suspended", {})  # context -> spans left by a regime change, newest last
 
     @property
     def open(self) -> dict[str, dict]:
         return self.state["open"]
+
+    @property
+    def suspended(self) -> dict[str, list[dict]]:
+        return self.state["suspended"]
 
     def open_spans(self) -> list[dict]:
         return sorted(self.open.values(), key=lambda s: s["start"])
@@ -84,37 +128,99 @@ class SpanTracker:
         ended = self._leave(item.at)
         ctx = span_context(item.app_name, item.url)
         span = self.open.get(ctx)
-        cur = set(norm)
         assistant = self._assistant_lines(item, lines)
         if span is not None and item.at - parse_ts(span["last"]) >= LEAVE:
             ended.append(self._end(span, "left"))
             span = None
         if span is not None:
-            prev = set(span["lines"])
-            union = prev | cur
-            ratio = len(prev ^ cur) / len(union) if union else 0.0
-            fresh = [norm[k] for k in norm if k not in prev]
-            new_anchors = self._anchors(fresh, lines, assistant)
-            if ratio >= MATERIAL:
-                span["changes"] += 1
-            if ratio >= MATERIAL and not new_anchors:
-                last = span["anchors"][-1] if span["anchors"] else None
-                concluded = last is not None and last["norm"] not in cur
-                contextless = not item.url and item.window_name == span["window"]
-                if concluded or (contextless and ratio >= REGIME):
-                    ended.append(self._end(span, "concluded" if concluded else "regime"))
-                    span = self._start(item, ctx, prelude=span)
-            if span is not None and span["start_frame"] != item.id:
-                self._add_anchors(span, item, new_anchors)
+            span = self._continue(span, item, ctx, lines, norm, assistant, ended)
         if span is None:
-            span = self._start(item, ctx, prelude=None)
+            span = self._resume(item, ctx, norm) or self._start(item, ctx, prelude=None)
         if span["start_frame"] == item.id:
             self._add_anchors(span, item, self._anchors([norm[k] for k in norm], lines, assistant))
         self._update(span, item, norm, assistant)
         return ended
 
+    def _continue(self, span, item, ctx, lines, norm, assistant, ended) -> dict:
+        """The next frame of an open span: new anchors, banners leaving, conclusion, a regime change."""
+        prev, cur = set(span["lines"]), set(norm)
+        added, removed = cur - prev, prev - cur
+        if self._banners_left(span, item, added, removed):
+            added, removed = set(), set()
+        union = prev | cur
+        ratio = len(added | removed) / len(union) if union else 0.0
+        fresh = [norm[k] for k in norm if k in added]
+        new_anchors = self._anchors(fresh, lines, assistant)
+        if ratio >= MATERIAL:
+            span["changes"] += 1
+        if ratio >= MATERIAL and not new_anchors:
+            last = span["anchors"][-1] if span["anchors"] else None
+            concluded = last is not None and last["norm"] not in cur
+            contextless = not item.url and item.window_name == span["window"]
+            regime = contextless and ratio >= REGIME and not content_words(norm.values()) & self._vocabulary(span)
+            if concluded:
+                ended.append(self._end(span, "concluded"))
+                return self._resume(item, ctx, norm) or self._start(item, ctx, prelude=span)
+            if regime:
+                return self._switch(span, item, ctx, norm, ended)
+        quiet = not removed and 0 < len(added) <= BANNER_LINES
+        self._add_anchors(span, item, new_anchors, quiet=quiet, block=added)
+        return span
+
+    def _switch(self, span: dict, item: Item, ctx: str, norm: dict[str, str], ended: list[dict]) -> dict:
+        """The screen's content changed to something unrelated: an activity that showed an outcome ends; one
+        without is suspended (it may come back) unless this is the return to a suspended one, which resumes
+        and takes the screens in between as an interruption."""
+        if span["anchors"]:
+            ended.append(self._end(span, "regime"))
+            return self._resume(item, ctx, norm) or self._start(item, ctx, prelude=span)
+        self.open.pop(ctx, None)
+        resumed = self._resume(item, ctx, norm)
+        if resumed is not None:
+            resumed["speech"] = (resumed["speech"] + span["speech"])[-MAX_SPEECH:]
+            return resumed
+        self._suspend(span, ended)
+        return self._start(item, ctx, prelude=span)
+
+    def _vocabulary(self, span: dict) -> set[str]:
+        return content_words(span["seen"].values())
+
+    def _suspend(self, span: dict, ended: list[dict]) -> None:
+        waiting = self.suspended.setdefault(span["ctx"], [])
+        waiting.append(span)
+        while len(waiting) > MAX_SUSPENDED:
+            ended.append(self._end(waiting.pop(0), "left"))
+
+    def _resume(self, item: Item, ctx: str, norm: dict[str, str]) -> dict | None:
+        """A suspended span of this context whose content is back on screen (newest first)."""
+        waiting = self.suspended.get(ctx) or []
+        words = content_words(norm.values())
+        for span in reversed(waiting):
+            if item.at - parse_ts(span["last"]) < LEAVE and words & self._vocabulary(span):
+                waiting.remove(span)
+                self.open[ctx] = span
+                return span
+        return None
+
+    def _banners_left(self, span: dict, item: Item, added: set[str], removed: set[str]) -> bool:
+        """Quiet anchors whose lines just left an otherwise unchanged screen, within ``BANNER`` of arriving,
+        were a banner about something else: they are dropped, and their leaving changed nothing."""
+        if added or not removed:
+            return False
+        gone = [
+            a
+            for a in span["anchors"]
+            if a.get("quiet") and a["norm"] in removed and item.at - parse_ts(a["at"]) <= BANNER
+        ]
+        if not gone or not removed <= set().union(*(set(a.get("block") or []) for a in gone)):
+            return False
+        span["anchors"] = [a for a in span["anchors"] if a not in gone]
+        return True
+
     def _assistant_lines(self, item: Item, lines: list[str]) -> set[str]:
-        if is_assistant(item.app_name, item.window_name, item.url) or is_assistant_frame(lines):
+        """An assistant's own window: all of it; else the lines under an assistant pane's header; else, with no
+        header, a frame showing an assistant's disclaimer or composer is the assistant's own window."""
+        if is_assistant(item.app_name, item.window_name, item.url):
             return set(lines)
         out: set[str] = set()
         inside = False
@@ -122,6 +228,8 @@ class SpanTracker:
             inside = inside or is_assistant_header(line)
             if inside:
                 out.add(line)
+        if not out and is_assistant_frame(lines):
+            return set(lines)
         return out
 
     def _anchors(self, fresh: list[str], lines: list[str], assistant: set[str]) -> list[str]:
@@ -131,11 +239,15 @@ class SpanTracker:
         rows = history_rows([line for line in lines if line not in assistant])
         return [line for line in candidates if line not in rows]
 
-    def _add_anchors(self, span: dict, item: Item, anchors: list[str]) -> None:
-        from screen.text import normalize_line
-
+    def _add_anchors(
+        self, span: dict, item: Item, anchors: list[str], *, quiet: bool = False, block: set[str] = frozenset()
+    ) -> None:
         for line in anchors:
-            span["anchors"].append({"line": line, "norm": normalize_line(line), "at": _iso(item.at), "frame": item.id})
+            anchor = {"line": line, "norm": normalize_line(line), "at": _iso(item.at), "frame": item.id}
+            anchor["seen_until"] = anchor["at"]
+            if quiet:
+                anchor.update(quiet=True, block=sorted(block))
+            span["anchors"].append(anchor)
         if len(span["anchors"]) > MAX_ANCHORS:
             span["anchors"] = span["anchors"][:4] + span["anchors"][-(MAX_ANCHORS - 4) :]
 
@@ -179,6 +291,9 @@ class SpanTracker:
             span["url"] = item.url
         if item.window_name and item.window_name not in span["windows"] and len(span["windows"]) < MAX_WINDOWS:
             span["windows"].append(item.window_name)
+        for anchor in span["anchors"]:
+            if anchor["norm"] in norm:
+                anchor["seen_until"] = _iso(item.at)
         seen = span["seen"]
         for key, line in norm.items():
             if line in assistant:
@@ -193,7 +308,8 @@ class SpanTracker:
                 span["commands"].append(command)
 
     def _end(self, span: dict, reason: str) -> dict:
-        self.open.pop(span["ctx"], None)
+        if self.open.get(span["ctx"]) is span:
+            self.open.pop(span["ctx"], None)
         span["reason"] = reason
         return span
 
@@ -202,12 +318,26 @@ class SpanTracker:
         while len(self.open) > MAX_OPEN:
             oldest = min(self.open.values(), key=lambda s: s["last"])
             ended.append(self._end(oldest, "left"))
+        for ctx, waiting in list(self.suspended.items()):
+            for span in [s for s in waiting if now - parse_ts(s["last"]) >= LEAVE]:
+                waiting.remove(span)
+                ended.append(self._end(span, "left"))
+            if not waiting:
+                del self.suspended[ctx]
         return ended
 
     # --- audio ------------------------------------------------------------------------------------------
     def audio(self, item: Item, focused_ctx: str | None) -> None:
-        span = self.open.get(focused_ctx or "")
-        if span is None or not item.text.strip() or len(span["speech"]) >= MAX_SPEECH:
+        """Speech goes to the span still holding the conversation (its previous words within
+        ``CONVERSATION_GAP``), else to the span on screen; with that span's frame at that moment."""
+        if not item.text.strip():
+            return
+        talk = self.state.get("talk")
+        span = None
+        if talk and item.at - parse_ts(talk["at"]) <= CONVERSATION_GAP:
+            span = next((s for s in self.open.values() if s["id"] == talk["id"]), None)
+        span = span or self.open.get(focused_ctx or "")
+        if span is None:
             return
         span["speech"].append(
             {
@@ -215,5 +345,9 @@ class SpanTracker:
                 "text": item.text.strip()[:300],
                 "speaker": item.speaker,
                 "device": item.device_type or item.device,
+                "frame": span["last_frame"],
+                "frame_at": span["last"],
             }
         )
+        del span["speech"][:-MAX_SPEECH]
+        self.state["talk"] = {"id": span["id"], "at": _iso(item.at)}
