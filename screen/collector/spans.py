@@ -3,13 +3,15 @@ or concluded. Pure, no database; its state lives inside the signal deriver's JSO
 
 - **Context** = the program plus, in a browser, the site (``app|example.com``): navigating inside one site is
   one activity; window titles are remembered as the span's titles.
-- **Left for good**: the context has not been on screen for ``LEAVE`` (other programs were, or nothing).
+- **Left for good**: the context has not been on screen for ``LEAVE`` (other programs were, or nothing). A span
+  left with no outcome and nothing said is parked for ``PARK``: when its content is back in the same context (a
+  machine's program still running after a long look elsewhere) it resumes.
 - **Concluded**: the span showed an outcome line (``read_outcome``) and a later material change of the same
   context no longer shows it: the screen moved on from the result (a message sent, a result screen closed).
 - **Regimes**: with no context to go by (no URL and an unchanged window title, e.g. a fullscreen game, one
-  terminal, a phone mirrored on the desktop), a change of most of the screen's lines with no outcome in it and
-  no content word in common with the span (words of four letters or more: a shop's name on each page of its
-  app, "Round" and "Team" on each screen of a match) starts a new span (lobby -> match). The span it leaves
+  terminal, a phone mirrored on the desktop), a change of most of the screen's lines with no outcome in it that
+  does not go on with the span's content (``continues``: a shop's name on each page of its app, "Round" and
+  "Team" on each screen of a match) starts a new span (lobby -> match). The span it leaves
   without an outcome is *suspended*: when its content comes back (a pause menu closed, back to the shop after a
   look at a chat) it resumes, and the screens in between were an interruption.
 - **Anchors** are outcome lines *new* in a frame, never: assistant text (an assistant program, or the lines
@@ -33,10 +35,12 @@ from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
 from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, site_of
-from screen.events.outcomes import ALL_WORDS, read_outcome, tokens
+from screen.events.outcomes import ALL_WORDS, CONTROL_VERBS, PROGRESS, read_outcome, tokens
 from screen.text import SCREEN_STOPWORDS, normalize_line
 
 LEAVE = timedelta(minutes=15)
+PARK = timedelta(hours=2)  # a span left with nothing to show may still be resumed this long after its last frame
+MAX_PARKED = 24
 MATERIAL = 0.25
 REGIME = 0.6
 PRELUDE_GAP = timedelta(minutes=3)
@@ -62,16 +66,17 @@ def _iso(dt: datetime) -> str:
     return dt.isoformat()
 
 
-def _template(line: str) -> str:
-    """A line's shape: words, identifiers (anything with a digit, or capitals: "#1040", "LG-58213", "QXKPRM")
+def _template(line: str, *, keep: bool = False) -> str:
+    """A line's shape (``keep``: its outcome word kept): words, numbers and identifiers (three digits or more,
+    or capitals: "#1040", "LG-58213", "QXKPRM")
     and outcome words masked as three classes ("#1040 main passed 3h ago" -> "# w o # w w"), so rows of one list share a shape whatever
     each row's identifier and result."""
     out = []
     for word in re.findall(r"[\w'’-]+", line):
         if word.lower() in ALL_WORDS:
-            out.append("o")
-        elif any(c.isdigit() for c in word) or (word.isupper() and len(word) >= 4):
-            out.append("#")  # an identifier: "LG-58213", "MSXDHY"
+            out.append(word.lower() if keep else "o")
+        elif sum(c.isdigit() for c in word) >= 3 or (word.isupper() and len(word) >= 4) or word.isdigit():
+            out.append("#")  # a number or an identifier: "LG-58213", "MSXDHY" (not a name such as "e2e")
         else:
             out.append("w")
     return " ".join(out)
@@ -84,25 +89,43 @@ def _looks_back(toks: list[str], line: str) -> bool:
 
 def history_rows(lines: list[str]) -> set[str]:
     """Lines that are rows of a list of older items: dated relatively, labelled as earlier, or shaped like a
-    sibling row."""
+    sibling row: another line with the same words masked and the same result ("770 main passed", "769 main
+    passed"), or two more with any result ("vs Ana won", "vs Ben lost", "vs Cy won"). Two lines of one shape
+    with different results are a result screen ("Black resigned", "White wins"), not a list."""
+    literal: dict[str, int] = {}
     shapes: dict[str, int] = {}
     for line in lines:
+        literal[_template(line, keep=True)] = literal.get(_template(line, keep=True), 0) + 1
         shapes[_template(line)] = shapes.get(_template(line), 0) + 1
     out = set()
     for line in lines:
         toks = tokens(line)
-        if set(toks) & _HISTORY or _looks_back(toks, line) or (shapes[_template(line)] >= 2 and set(toks) & ALL_WORDS):
+        sibling = literal[_template(line, keep=True)] >= 2 or shapes[_template(line)] >= 3
+        if set(toks) & _HISTORY or _looks_back(toks, line) or (sibling and set(toks) & ALL_WORDS):
             out.add(line)
     return out
 
 
 def content_words(lines) -> set[str]:
-    """Words of four letters or more, the commonest function words left out: what a screen is about, not
-    its counters, status bar or two-letter labels."""
+    """Words of four letters or more, the commonest function words and every screen's control labels left
+    out ("Continue", "Settings"): what a screen is about, not its counters, status bar or buttons."""
     out = set()
     for line in lines:
-        out.update(w for w in re.findall(r"[a-z]{4,}", line.lower()) if w not in SCREEN_STOPWORDS)
+        out.update(w for w in re.findall(r"[a-z]{4,}", line.lower()) if w not in _GENERIC)
     return out
+
+
+def continues(span: dict, norm: dict[str, str]) -> bool:
+    """Does this frame go on with the span's content? It shows a line the span showed that says something (a
+    shop's name above each page of its app), or shares a line (a HUD's "HP 72") and a word ("Team", "Round")
+    with it. A word alone is not enough: a lobby's "Find opponent" is not the match's "Opponent: Ilse"."""
+    shared = set(norm) & set(span["seen"])
+    if any(content_words([norm[k]]) for k in shared):
+        return True
+    return bool(shared) and bool(content_words(norm.values()) & content_words(span["seen"].values()))
+
+
+_GENERIC = SCREEN_STOPWORDS | CONTROL_VERBS | frozenset("menu settings options home help search account".split())
 
 
 class SpanTracker:
@@ -154,10 +177,11 @@ class SpanTracker:
         if ratio >= MATERIAL:
             span["changes"] += 1
         if ratio >= MATERIAL and not new_anchors:
-            last = span["anchors"][-1] if span["anchors"] else None
+            # A step done inside the activity ("CV.pdf uploaded") never concludes it: its result does.
+            last = next((a for a in reversed(span["anchors"]) if not a.get("step")), None)
             concluded = last is not None and last["norm"] not in cur
             contextless = not item.url and item.window_name == span["window"]
-            regime = contextless and ratio >= REGIME and not content_words(norm.values()) & self._vocabulary(span)
+            regime = contextless and ratio >= REGIME and not continues(span, norm)
             if concluded:
                 ended.append(self._end(span, "concluded"))
                 return self._resume(item, ctx, norm) or self._start(item, ctx, prelude=span)
@@ -169,21 +193,16 @@ class SpanTracker:
 
     def _switch(self, span: dict, item: Item, ctx: str, norm: dict[str, str], ended: list[dict]) -> dict:
         """The screen's content changed to something unrelated: an activity that showed an outcome ends; one
-        without is suspended (it may come back) unless this is the return to a suspended one, which resumes
-        and takes the screens in between as an interruption."""
+        without is suspended (it may come back). The new content resumes a suspended span it continues (the
+        screens in between were an interruption), or starts a span of its own."""
         if span["anchors"]:
             ended.append(self._end(span, "regime"))
             return self._resume(item, ctx, norm) or self._start(item, ctx, prelude=span)
         self.open.pop(ctx, None)
         resumed = self._resume(item, ctx, norm)
-        if resumed is not None:
-            resumed["speech"] = (resumed["speech"] + span["speech"])[-MAX_SPEECH:]
-            return resumed
-        self._suspend(span, ended)
-        return self._start(item, ctx, prelude=span)
+        self._suspend(span, ended)  # it may come back too (a match after its pause menu)
+        return resumed or self._start(item, ctx, prelude=span)
 
-    def _vocabulary(self, span: dict) -> set[str]:
-        return content_words(span["seen"].values())
 
     def _suspend(self, span: dict, ended: list[dict]) -> None:
         waiting = self.suspended.setdefault(span["ctx"], [])
@@ -194,10 +213,11 @@ class SpanTracker:
     def _resume(self, item: Item, ctx: str, norm: dict[str, str]) -> dict | None:
         """A suspended span of this context whose content is back on screen (newest first)."""
         waiting = self.suspended.get(ctx) or []
-        words = content_words(norm.values())
         for span in reversed(waiting):
-            if item.at - parse_ts(span["last"]) < LEAVE and words & self._vocabulary(span):
+            horizon = PARK if span.get("parked") else LEAVE
+            if item.at - parse_ts(span["last"]) < horizon and continues(span, norm):
                 waiting.remove(span)
+                span["parked"], span["reason"] = False, ""
                 self.open[ctx] = span
                 return span
         return None
@@ -244,6 +264,8 @@ class SpanTracker:
     ) -> None:
         for line in anchors:
             anchor = {"line": line, "norm": normalize_line(line), "at": _iso(item.at), "frame": item.id}
+            if read_outcome(line).word == PROGRESS:
+                anchor["step"] = True
             anchor["seen_until"] = anchor["at"]
             if quiet:
                 anchor.update(quiet=True, block=sorted(block))
@@ -314,16 +336,29 @@ class SpanTracker:
         return span
 
     def _leave(self, now: datetime) -> list[dict]:
-        ended = [self._end(s, "left") for s in list(self.open.values()) if now - parse_ts(s["last"]) >= LEAVE]
-        while len(self.open) > MAX_OPEN:
-            oldest = min(self.open.values(), key=lambda s: s["last"])
-            ended.append(self._end(oldest, "left"))
+        ended = []
+        gone = [s for s in self.open.values() if now - parse_ts(s["last"]) >= LEAVE]
+        while len(self.open) - len(gone) > MAX_OPEN:
+            gone.append(min((s for s in self.open.values() if s not in gone), key=lambda s: s["last"]))
+        for span in gone:
+            self._end(span, "left")
+            if span["anchors"] or span["speech"] or span["assistant"]:
+                ended.append(span)
+            else:
+                span["parked"] = True  # nothing to show yet: it may resume if its content comes back
+                self.suspended.setdefault(span["ctx"], []).append(span)
         for ctx, waiting in list(self.suspended.items()):
-            for span in [s for s in waiting if now - parse_ts(s["last"]) >= LEAVE]:
+            for span in [s for s in waiting if now - parse_ts(s["last"]) >= (PARK if s.get("parked") else LEAVE)]:
                 waiting.remove(span)
                 ended.append(self._end(span, "left"))
             if not waiting:
                 del self.suspended[ctx]
+        parked = sorted((s for w in self.suspended.values() for s in w), key=lambda s: s["last"])
+        for span in parked[: max(0, len(parked) - MAX_PARKED)]:
+            self.suspended[span["ctx"]].remove(span)
+            ended.append(self._end(span, "left"))
+        for ctx in [c for c, w in self.suspended.items() if not w]:
+            del self.suspended[ctx]
         return ended
 
     # --- audio ------------------------------------------------------------------------------------------

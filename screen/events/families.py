@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from screen.events.outcomes import ALL_WORDS, CONFIRMED, CONTEST, SENT
+from screen.events.outcomes import ALL_WORDS, CONFIRMED, CONTEST, CONTROL_VERBS, PROGRESS, SENT, SUCCESS
 from screen.text import SCREEN_STOPWORDS, slug
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "app_families.json"
 MIN_SCORE = 2
+HEADLINE_WORDS = 6
 # A head noun is never the window's own chrome ("Untitled window", "Home page").
 _HEAD_NOUN_STOP = SCREEN_STOPWORDS | frozenset("app window page home untitled dashboard".split())
 
@@ -142,6 +143,15 @@ def is_standalone(family: str) -> bool:
     return family in mapping().standalone
 
 
+@functools.lru_cache(maxsize=1)
+def cue_words() -> frozenset[str]:
+    """Every word of every family's cues, and the words of every screen's controls: vocabulary any two
+    activities of a kind share, so it never ties one span to another."""
+    data = json.loads(DATA_FILE.read_text())
+    words = {w for cues in data["families"].values() for cue in cues for w in _norm(cue).split()}
+    return frozenset(words | CONTROL_VERBS)
+
+
 def is_mirror(app: str) -> bool:
     """A program showing another device's screen: its window title names the device, not the activity."""
     return _norm(app) in mapping().mirrors or bool(app_words(app) & mapping().mirrors)
@@ -157,10 +167,11 @@ def family_outcome(word: str, family: str) -> str:
     activity of this family cannot have that outcome. Unknown namespaces take every outcome but contests."""
     words = mapping().outcome_words.get(family.split(".", 1)[0])
     if words is None:
-        return "" if word in CONTEST else (CONFIRMED if word == SENT else word)
+        return "" if word in CONTEST else {SENT: CONFIRMED, PROGRESS: SUCCESS}.get(word, word)
     return words.get(word, "")
 
 
+_PROMPT = re.compile(r"^\s*[$%] \S")  # a command typed at a shell prompt: a terminal, whatever it is called
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·-]\s+")
 
 
@@ -200,7 +211,8 @@ def _score(fields: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
             total += weight * len(found)
             distinct |= found
         if total:
-            scores[family] = (total, len(distinct))
+            # A cue of two words or more ("brew install", "boarding pass") is as telling as two cues.
+            scores[family] = (total, sum(min(2, len(cue.split())) for cue in distinct))
     return scores
 
 
@@ -215,9 +227,12 @@ def classify(*, app: str, url: str, windows: list[str], lines: list[str], outcom
     """The span's activity family, ``namespace.name`` (always valid for ``validate_event_type``)."""
     titles = page_titles(windows, app, url)
     paths = " ".join(urlsplit(u).path for u in ([url] if url else []))
-    fields = [(_norm(" ".join(titles)), 2), (_norm(paths), 2), (_norm("\n".join(lines)), 1)]
+    # A title that is a sentence (an article's, a post's headline) tells what one reads, not what one does.
+    names = [t for t in titles if len(t.split()) <= HEADLINE_WORDS]
+    headlines = [t for t in titles if len(t.split()) > HEADLINE_WORDS]
+    fields = [(_norm(" ".join(names)), 2), (_norm(paths), 2), (_norm("\n".join([*headlines, *lines])), 1)]
     scores = _score(fields)
-    given = mapped(app, url)
+    given = mapped(app, url) or ("software" if any(_PROMPT.match(line) for line in lines) else "")
     if given and "." in given:
         total, distinct = scores.get(given, (0, 0))
         scores[given] = (total + 4, distinct + 2)

@@ -25,6 +25,7 @@ SUCCESS, FAILURE, RESOLVED = "success", "failure", "resolved"
 DELIVERED, CANCELLED, SUBSTITUTED, SHIPPED = "delivered", "cancelled", "substituted", "shipped"
 PAID, DECLINED, CONFIRMED, COMPLETED, ACCEPTED = "paid", "declined", "confirmed", "completed", "accepted"
 SENT = "sent"  # a message or a form sent: read as "confirmed" by the families that have it
+PROGRESS = "progress"  # a step done inside an activity ("CV.pdf uploaded", "Added to cart", "Run saved")
 DECIDED, NO_DECISION = "decided", "no_decision"
 CONTEST = frozenset({WIN, LOSS, DRAW})
 POLARITY = {
@@ -62,17 +63,18 @@ _LEXICON: dict[str, frozenset[str]] = {
         "failed failure failures failing fails fail error errors errored err fatal exception traceback crashed crash "
         "aborted broken fault panic denied refused invalid unable cannot couldn't halted stopped".split()
     ),
-    ACCEPTED: frozenset("accepted approved granted admitted shortlisted selected".split()),
+    ACCEPTED: frozenset("accepted approved granted admitted shortlisted".split()),
     PAID: frozenset({"paid"}),
     SHIPPED: frozenset("shipped dispatched".split()),
     SENT: frozenset({"sent"}),
     CONFIRMED: frozenset(
-        "confirmed booked reserved scheduled submitted saved registered ordered placed enrolled received issued".split()
+        "confirmed booked reserved scheduled submitted registered ordered placed enrolled received issued".split()
     ),
     SUCCESS: frozenset(
         "passed passing succeeded success successful successfully completed complete done finished fixed "
-        "resolved installed deployed merged published uploaded restored recovered ended congratulations".split()
+        "resolved installed deployed merged published restored recovered ended congratulations".split()
     ),
+    PROGRESS: frozenset("uploaded saved added attached updated selected verified".split()),
 }
 _PHRASES = (  # multi-word outcomes, matched before single words
     (re.compile(r"\b(ran out of time|out of time)\b"), "concede"),
@@ -82,6 +84,7 @@ _PHRASES = (  # multi-word outcomes, matched before single words
     (re.compile(r"\bout for delivery\b|\bon (its|the) way\b"), SHIPPED),
     (re.compile(r"\binsufficient funds\b"), DECLINED),
     (re.compile(r"\b(not|\w*n't|no longer) (be )?(moving forward|proceeding|progressing)\b"), DECLINED),
+    (re.compile(r"\b(not|n't) (been )?(selected|chosen|shortlisted)\b"), DECLINED),
     (re.compile(r"\binvite you (to|for) an? (interview|call)\b|\boffer you (the|a|an) "), ACCEPTED),
     (re.compile(r"\bthanks? (you )?for (your )?(order|purchase|booking|payment|applying|application)\b"), CONFIRMED),
     (re.compile(r"\b(you're|you are) all set\b"), CONFIRMED),
@@ -106,6 +109,7 @@ ORDER = (
     CONFIRMED,
     SENT,
     SUCCESS,
+    PROGRESS,
 )  # the most specific first
 ALL_WORDS = frozenset().union(*_LEXICON.values())
 # Nouns among the outcome words: followed by another noun they only modify it ("error log", "success rate",
@@ -166,7 +170,7 @@ def is_control(toks: list[str], line: str) -> bool:
 _PARTICIPLES = frozenset("sent paid won lost done drawn shown gone".split())
 
 
-def _negated(toks: list[str], i: int) -> bool:
+def _negated(toks: list[str], i: int, line: str = "") -> bool:
     """Negated before ("0 failed", "not delivered", "could not be completed") or counted as none after
     ("Failures: 0", "errors none")."""
     for t in reversed(toks[max(0, i - 3) : i]):
@@ -174,7 +178,7 @@ def _negated(toks: list[str], i: int) -> bool:
             return True
         if t not in _AUXILIARIES:
             break  # another word in between: "not authorised: declined" does not negate "declined"
-    return i + 1 < len(toks) and toks[i + 1] in ("0", "none", "zero")
+    return bool(re.search(rf"\b{re.escape(toks[i])}\s*[:=]\s*(0|none|zero)\b", line.lower()))
 
 
 def _kinds_at(toks: list[str]) -> list[tuple[str, int]]:
@@ -231,18 +235,18 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
         m = pattern.search(low)
         if m:
             i = len(low[: m.start()].split())
-            if kind == ACCEPTED and _negated(toks, i):
+            if kind == ACCEPTED and _negated(toks, i, line):
                 return Outcome(DECLINED, "", line)  # "unable to offer you a place"
             return _finish(kind, toks, i, line, you, phrase=True)
     for kind, i in _kinds_at(toks):
         if _noun_modifier(toks, i, line):
             continue
-        if not _negated(toks, i):
+        if not _negated(toks, i, line):
             return _finish(kind, toks, i, line, you)
         # "not delivered", "payment not received": a failure of what was expected; "not approved": declined.
         if kind == ACCEPTED:
             return Outcome(DECLINED, "", line)
-        if kind in (DELIVERED, PAID, SUCCESS, CONFIRMED, SHIPPED, SENT):
+        if kind in (DELIVERED, PAID, SUCCESS, CONFIRMED, SHIPPED, SENT, PROGRESS):
             return Outcome(FAILURE, "", line)
         if kind == FAILURE and _counted(toks):
             return Outcome(SUCCESS, "", line)  # "12 examples, 0 failures": a run with nothing failed
@@ -274,6 +278,8 @@ def _noun_modifier(toks: list[str], i: int, line: str) -> bool:
         return False
     if re.search(rf"\b{re.escape(toks[i])}\b\s*[:!.,;—–-]", line.lower()):
         return False
+    if re.search(rf"\b{re.escape(toks[i])}\b\s+[\w-]*\d", line.lower()):
+        return False  # a code follows: "Fault E-1", "Error 0x80070005"
     return toks[i + 1] not in _RESULT_FOLLOWERS and toks[i + 1] not in ALL_WORDS
 
 

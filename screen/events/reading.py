@@ -24,6 +24,7 @@ from datetime import timedelta
 from screen.collector.client import parse_ts
 from screen.events import decisions, families
 from screen.events.outcomes import (
+    ALL_WORDS,
     COMPLETED,
     CONTEST,
     DECIDED,
@@ -132,22 +133,31 @@ def _chrome(span: dict, anchor: dict) -> bool:
     )
 
 
-def _numbers(text: str) -> set[str]:
+def numbers(text: str) -> set[str]:
     """Run and item numbers of three or more digits ("Pipeline 772", "#1043")."""
     return set(re.findall(r"(?<![\d.:])\d{3,}(?![\d.:])", text or ""))
 
 
 def ids_in(texts: list[str]) -> set[str]:
-    """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit; bare numbers of up to
-    four digits (years, times, counters) are not identifiers."""
+    """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit, or codes of five to
+    eight capitals that are no word (few vowels: "QXKPRM", a booking reference); bare numbers of up to four
+    digits (years, times, counters) are not identifiers."""
     out = set()
     for text in texts:
         for m in _ID.finditer((text or "").replace("#", " ")):
-            tok = m.group(0).upper()
+            raw = m.group(0)
+            tok = raw.upper()
             digits = tok.replace("-", "")
             if any(c.isdigit() for c in tok) and not (digits.isdigit() and (len(digits) <= 4 or "-" in tok)):
                 out.add(tok)
+            elif raw.isalpha() and raw.isupper() and 5 <= len(raw) <= 8 and _code_like(raw):
+                out.add(tok)
     return out
+
+
+def _code_like(word: str) -> bool:
+    vowels = sum(c in "AEIOU" for c in word)
+    return vowels * 3 <= len(word) and word.lower() not in ALL_WORDS
 
 
 def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
@@ -167,9 +177,10 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     found = own
     texts = span["windows"] + seen
     app_tokens = families.app_words(span["app"])
+    generic = app_tokens | families.cue_words()
     reading = SpanReading(
         family=family,
-        tokens={t for t in content_tokens(" ".join(texts)) if t not in app_tokens},
+        tokens={t for t in content_tokens(" ".join(texts)) if t not in generic},
         ids=ids_in(span["windows"] + [span["url"]] + seen),
         sides=sides,
         foreign=foreign,
@@ -206,8 +217,8 @@ def _final(span: dict, found: list[tuple[dict, Outcome]]) -> tuple[dict, Outcome
         return None
     final = found[-1]
     last = [f for f in found if f[0]["frame"] == final[0]["frame"]]
-    named = ids_in([span["window"], span["url"]]) | _numbers(span["window"])
-    own = [f for f in last if (ids_in([f[0]["line"]]) | _numbers(f[0]["line"])) & named]
+    named = ids_in([span["window"], span["url"]]) | numbers(span["window"])
+    own = [f for f in last if (ids_in([f[0]["line"]]) | numbers(f[0]["line"])) & named]
     last = own or last
     rank = {w: i for i, w in enumerate(ORDER)}
     best = min(rank.get(o.word, len(rank)) for _, o in last)

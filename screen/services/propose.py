@@ -44,7 +44,7 @@ from screen.events.outcomes import (
     SUBSTITUTED,
     read_outcome,
 )
-from screen.events.reading import SpanReading, read_span, title_for
+from screen.events.reading import SpanReading, numbers, read_span, title_for
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
 from screen.services import evidence
 from screen.services.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
@@ -147,6 +147,8 @@ class ProposalPass:
                 family == reading.family or family.split(".", 1)[0] == namespace or attrs.get("ctx") == span["ctx"]
             ):
                 continue
+            if attrs.get("commands") and span["commands"] and not set(attrs["commands"]) & set(span["commands"]):
+                continue  # other commands typed at the prompt: another piece of work
             shared_ids = reading.ids & set(attrs.get("ids") or [])
             shared = reading.tokens & set(attrs.get("tokens") or [])
             if shared_ids and start - ended <= LINK_HORIZON:
@@ -154,7 +156,7 @@ class ProposalPass:
             # A failure awaits its resolution: a later span of the same activity sharing its words is the fix
             # (or more evidence for it). A placed order or a shipment only continues under its own identifier.
             if FAILURE in (event.outcome, reading.outcome) and len(shared) >= 2:
-                if event.outcome == FAILURE or start <= ended:
+                if (event.outcome == FAILURE or start <= ended) and not _other_item(attrs, span, reading):
                     return event
             same_command = attrs.get("commands") and attrs.get("commands") == span["commands"]
             if event.outcome == FAILURE and attrs.get("ctx") == span["ctx"] and same_command:
@@ -172,11 +174,11 @@ class ProposalPass:
         outcome = reading.outcome
         if (
             base is not None
-            and base.outcome == FAILURE
+            and base.outcome in (FAILURE, RESOLVED)
             and outcome not in (FAILURE, "")
             and reading.polarity != NEGATIVE
         ):
-            outcome = RESOLVED  # a later success of the same activity resolves the earlier failure
+            outcome = RESOLVED  # a later success of the same activity resolves the earlier failure (for good)
         unfolding = not ended and is_standalone(reading.family)  # a call still going may yet decide something
         status = (
             ScreenEvent.Status.PROVISIONAL if outcome in (FAILURE, "") or unfolding else ScreenEvent.Status.CONFIRMED
@@ -442,6 +444,14 @@ class ProposalPass:
             app_name=span["app"],
             window_name=span["window"],
         )
+
+
+def _other_item(attrs: dict, span: dict, reading: SpanReading) -> bool:
+    """Two failures whose windows name different item numbers (run 4734, build 4232) are two problems."""
+    if reading.outcome != FAILURE:
+        return False  # a success names the next run: it may still be the fix
+    mine, theirs = numbers(" ".join(span["windows"])), numbers(attrs.get("window", ""))
+    return bool(mine and theirs and not mine & theirs)
 
 
 def _moment(span: dict, reading: SpanReading) -> dict:

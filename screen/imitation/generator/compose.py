@@ -109,13 +109,8 @@ def _activity(w: Words, owner: Owner, kind: str, previous: Activity | None) -> A
 
 
 def _distract(w: Words, act: Activity, extra: Extra) -> None:
-    """Lay distractors into the activity, each with its own chance."""
-    if w.chance(0.25):
-        distractors.interrupt(w, act, extra, INTERRUPTION)
-    if w.chance(0.12):
-        distractors.interrupt(w, act, extra, NEWS)
-    if w.chance(0.25):
-        distractors.notify(w, act, extra)
+    """Lay distractors into the activity, each with its own chance (a pane first: a banner then passes over
+    the screen as it is, pane included)."""
     if act.kind != "meetings":
         if w.chance(0.2):
             distractors.assistant_pane(w, act, extra)
@@ -123,6 +118,12 @@ def _distract(w: Words, act: Activity, extra: Extra) -> None:
             distractors.interrupt(w, act, extra, ASSISTANT)
         if w.chance(0.2):
             distractors.overheard(w, act, extra)
+    if w.chance(0.25):
+        distractors.interrupt(w, act, extra, INTERRUPTION)
+    if w.chance(0.12):
+        distractors.interrupt(w, act, extra, NEWS)
+    if w.chance(0.25):
+        distractors.notify(w, act, extra)
 
 
 def _expected(act: Activity, frames: list[tuple[datetime, datetime]], later: list, tz: ZoneInfo) -> Expected:
