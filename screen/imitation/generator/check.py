@@ -83,7 +83,7 @@ def _match(expected: list[Expected], events: list[dict]) -> list[dict | None]:
     out: list[dict | None] = []
     for exp in expected:
 
-        def cost(i: int) -> tuple:
+        def cost(i: int, exp: Expected = exp) -> tuple:
             e = events[i]
             return (e["family"] != exp.family, abs((_ts(e["started_at"]) - exp.start).total_seconds()))
 
