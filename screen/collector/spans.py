@@ -144,12 +144,21 @@ class SpanTracker:
         return self.state["suspended"]
 
     def open_spans(self) -> list[dict]:
+        """Spans still unfolding, oldest first; ``current`` marks the one on screen in the latest frame."""
+        for span in self.open.values():
+            span["current"] = span["ctx"] == self.state.get("focus")
         return sorted(self.open.values(), key=lambda s: s["start"])
+
+    def settle(self, now: datetime) -> list[dict]:
+        """Spans whose context has been off screen for ``LEAVE`` by ``now`` (nothing was captured since):
+        they end even if no later frame comes to end them."""
+        return self._leave(now)
 
     # --- frames -----------------------------------------------------------------------------------------
     def frame(self, item: Item, lines: list[str], norm: dict[str, str]) -> list[dict]:
         ended = self._leave(item.at)
         ctx = span_context(item.app_name, item.url)
+        self.state["focus"] = ctx
         span = self.open.get(ctx)
         assistant = self._assistant_lines(item, lines)
         if span is not None and item.at - parse_ts(span["last"]) >= LEAVE:

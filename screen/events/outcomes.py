@@ -130,7 +130,7 @@ CONTROL_VERBS = frozenset(
 )
 MAX_CONTEST_WORDS = 8  # a result banner is short; "we lost the file" inside a paragraph is not a result
 MAX_WORDS = 12  # a status line is short; a sentence of prose that mentions an outcome reports nobody's result
-_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
+_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*(?:'[a-z]+)?|\d+")  # "q4v8d1" and "e2e" are one token each
 # A place in a race or a ranking: "You finished 3rd", "1st place!", "Final position: P2".
 _ORDINAL = re.compile(r"\b(?:(\d{1,2})(?:st|nd|rd|th)|p(\d{1,2}))\b")
 _PLACE_WORDS = frozenset("place finished finish came position placed race rank ranked".split())
@@ -200,24 +200,20 @@ def _subject(toks: list[str], i: int, you: frozenset[str]) -> str:
 
 
 def _placed(toks: list[str], line: str) -> Outcome | None:
-    """A finishing place: first is a win, any other place a loss (for whoever the line names)."""
+    """A finishing place: first is a win, any other place a loss; only where it is the owner's (a line that
+    names someone else's place reports on them)."""
     if not set(toks) & _PLACE_WORDS and not line.rstrip().endswith("!"):
         return None
     m = _ORDINAL.search(line.lower())
     if m is None:
         return None
-    place = int(m.group(1) or m.group(2))
-    before = toks[: toks.index(next(t for t in toks if t.isdigit() or t.startswith("p")))] if toks else []
-    subject = (
-        "other"
-        if before
-        and not set(before) & {"you", "your"}
-        and before[0] not in _PLACE_WORDS | {"race", "final", "complete"}
-        else "you"
-    )
-    if subject == "other":
+    before = tokens(line[: m.start()])
+    if any(t not in _PLACE_WORDS | _OWN_PLACE for t in before):
         return None
-    return Outcome(WIN if place == 1 else LOSS, "you", line)
+    return Outcome(WIN if int(m.group(1) or m.group(2)) == 1 else LOSS, "you", line)
+
+
+_OWN_PLACE = frozenset("you your race final complete total result".split())
 
 
 def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | None:

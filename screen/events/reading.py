@@ -89,7 +89,7 @@ class SpanReading:
 def _outcomes(span: dict, you: frozenset[str]) -> list[tuple[dict, Outcome]]:
     out = []
     for anchor in span["anchors"]:
-        if not span.get("reason") and _pending(anchor):
+        if not span.get("reason") and span.get("current", True) and _pending(anchor):
             continue
         oc = read_outcome(anchor["line"], you=you)
         if oc is not None:
@@ -98,8 +98,9 @@ def _outcomes(span: dict, you: frozenset[str]) -> list[tuple[dict, Outcome]]:
 
 
 def _pending(anchor: dict) -> bool:
-    """A quiet anchor (it arrived over an unchanged screen) of a span still open, not yet on screen long enough
-    to be more than a banner passing over it (a banner that left quietly is no anchor at all)."""
+    """A quiet anchor (it arrived over an unchanged screen) of a span still open and on screen, not yet shown
+    long enough to be more than a banner passing over it (a banner that left quietly is no anchor at all; one
+    still there when the owner moved on stays)."""
     if not anchor.get("quiet"):
         return False
     return parse_ts(anchor.get("seen_until") or anchor["at"]) - parse_ts(anchor["at"]) < PENDING
