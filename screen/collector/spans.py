@@ -8,8 +8,8 @@ or concluded. Pure, no database; its state lives inside the signal deriver's JSO
   machine's program still running after a long look elsewhere) it resumes.
 - **Concluded**: the span showed an outcome line (``read_outcome``) and a later material change of the same
   context no longer shows it: the screen moved on from the result (a message sent, a result screen closed).
-- **Regimes**: with no context to go by (no URL and an unchanged window title, e.g. a fullscreen game, one
-  terminal, a phone mirrored on the desktop), a change of most of the screen's lines with no outcome in it that
+- **Regimes**: with no context to go by (URL and window title unchanged, e.g. a fullscreen game, one terminal,
+  a phone mirrored on the desktop, a game on one web page), a change of most of the screen's lines with no outcome in it that
   does not go on with the span's content (``continues``: a shop's name on each page of its app, "Round" and
   "Team" on each screen of a match) starts a new span (lobby -> match). The span it leaves
   without an outcome is *suspended*: when its content comes back (a pause menu closed, back to the shop after a
@@ -34,7 +34,7 @@ import re
 from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
-from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, site_of
+from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, is_mirror, site_of
 from screen.events.outcomes import ALL_WORDS, CONTROL_VERBS, PROGRESS, read_outcome, tokens
 from screen.text import SCREEN_STOPWORDS, normalize_line
 
@@ -185,15 +185,23 @@ class SpanTracker:
         new_anchors = self._anchors(fresh, lines, assistant)
         if ratio >= MATERIAL:
             span["changes"] += 1
-        if ratio >= MATERIAL and not new_anchors:
-            # A step done inside the activity ("CV.pdf uploaded") never concludes it: its result does.
+        if ratio >= MATERIAL:
+            # A step done inside the activity ("CV.pdf uploaded") never concludes it: its result does. A screen
+            # that brings outcomes of its own concludes it only where no window names the activity (a phone
+            # mirror, a fullscreen program) and it does not go on with the span's content: a chat after a
+            # workout on one phone is another activity, a fix run after an error in one terminal is not.
             last = next((a for a in reversed(span["anchors"]) if not a.get("step")), None)
             concluded = last is not None and last["norm"] not in cur
-            contextless = not item.url and item.window_name == span["window"]
-            regime = contextless and ratio >= REGIME and not continues(span, norm)
+            if concluded and new_anchors:
+                concluded = not (item.app_name and not is_mirror(item.app_name)) and not continues(span, norm)
+            contextless = item.url == span["url"] and item.window_name == span["window"]
+            regime = not new_anchors and contextless and ratio >= REGIME and not continues(span, norm)
             if concluded:
                 ended.append(self._end(span, "concluded"))
-                return self._resume(item, ctx, norm) or self._start(item, ctx, prelude=span)
+                span = self._resume(item, ctx, norm) or self._start(item, ctx, prelude=span)
+                if span["start_frame"] != item.id:
+                    self._add_anchors(span, item, new_anchors)
+                return span
             if regime:
                 return self._switch(span, item, ctx, norm, ended)
         quiet = not removed and 0 < len(added) <= BANNER_LINES
@@ -211,7 +219,6 @@ class SpanTracker:
         resumed = self._resume(item, ctx, norm)
         self._suspend(span, ended)  # it may come back too (a match after its pause menu)
         return resumed or self._start(item, ctx, prelude=span)
-
 
     def _suspend(self, span: dict, ended: list[dict]) -> None:
         waiting = self.suspended.setdefault(span["ctx"], [])
@@ -244,6 +251,8 @@ class SpanTracker:
         if not gone or not removed <= set().union(*(set(a.get("block") or []) for a in gone)):
             return False
         span["anchors"] = [a for a in span["anchors"] if a not in gone]
+        for key in removed:
+            span["seen"].pop(key, None)  # what the banner said is not what the span is about
         return True
 
     def _assistant_lines(self, item: Item, lines: list[str]) -> set[str]:

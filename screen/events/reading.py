@@ -27,6 +27,7 @@ from screen.events.outcomes import (
     ALL_WORDS,
     COMPLETED,
     CONTEST,
+    CONTROL_VERBS,
     DECIDED,
     DELIVERED,
     FAILURE,
@@ -76,6 +77,9 @@ class SpanReading:
     mode: str = ""
     decision: dict | None = None  # a call: what was said when something was decided
     foreign: list[tuple[dict, Outcome]] = field(default_factory=list)  # outcomes this activity cannot have
+    opponent: str = ""  # a contest: who the owner played, as the screen names them
+    salient: set[str] = field(default_factory=set)  # the words of its titles and of its outcome or problem
+    failure_norms: list[str] = field(default_factory=list)  # its failure lines, normalised
 
     @property
     def polarity(self) -> str:
@@ -106,16 +110,19 @@ def _pending(anchor: dict) -> bool:
     return parse_ts(anchor.get("seen_until") or anchor["at"]) - parse_ts(anchor["at"]) < PENDING
 
 
+_UI_WORDS = CONTROL_VERBS | frozenset("menu settings options home help search account page window".split())
 _MESSAGE_WORDS = frozenset("message messages email mail reply text sms".split())
+_RECEIPTS = frozenset({"read", "seen"})  # "Read 10:42" under a message
 
 
 def _its_own(family: str, anchor: dict) -> bool:
-    """A messaging program's own outcome is about the message (a bare "Sent", "Your message was sent"); the
-    outcomes a message reports ("order 4411 delivered") belong to other activities."""
+    """A messaging program's own outcome is about the message: a receipt that starts with its word ("Sent just
+    now", "Delivered", "Read 10:42") or a line that names the message ("Your message was sent"); the outcomes a
+    message reports ("Order 4411 delivered") belong to other activities."""
     if not family.startswith("communication."):
         return True
     toks = tokens(anchor["line"])
-    return len(toks) <= 3 or bool(set(toks) & _MESSAGE_WORDS)
+    return bool(toks) and (toks[0] in ALL_WORDS | _RECEIPTS or bool(set(toks) & _MESSAGE_WORDS))
 
 
 def _takes_part(span: dict, lines: list[str], sides: frozenset[str], found: list[tuple[dict, Outcome]]) -> bool:
@@ -207,9 +214,37 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
         if DELIVERED in near and SUBSTITUTED in near:
             reading.outcome, reading.detail = DELIVERED, SUBSTITUTED
     reading.steps = [a for a, o in earlier if o.word != FAILURE][-3:]
+    failures_seen = [a for a, o in found if o.word == FAILURE]
+    reading.failure_norms = [a["norm"] for a in failures_seen][:4]
+    of_note = span["windows"] + [anchor["line"]] + [a["line"] for a in failures_seen[:4]]
+    reading.salient = {t for t in content_tokens(" ".join(of_note)) if t not in app_tokens | _UI_WORDS}
     if reading.outcome not in CONTEST:
         reading.subject = ""
+    else:
+        reading.opponent = opponent_in(lines + [anchor["line"]], you)
     return reading
+
+
+# Where a screen names who the owner plays: "Opponent: Ilse", "vs Ilse", "Black: Ilse 0:42", "Ilse is thinking",
+# "Ilse's turn", "Ilse: 120 pts", and a result naming the other side ("Ilse wins", "Winner: Ilse").
+_OPPONENT_LINES = (
+    re.compile(r"^(?:opponent|vs\.?|versus|playing)\s*:?\s+(?P<name>[\w'’-]+(?: [A-Z][\w'’-]+)?)\s*$", re.I),
+    re.compile(r"^[A-Z]\w+: (?P<name>[\w'’-]+(?: [A-Z][\w'’-]+)?) \d"),  # the other side and its clock
+    re.compile(r"^(?P<name>[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)(?: is thinking|'s (?:turn|move)| answered)\b"),
+    re.compile(r"^(?P<name>[\w'’-]+): \d+ ?(?:pts|points)\b", re.I),
+    re.compile(r"^(?P<name>[\w'’-]+) (?:wins|won|resigned|ran out of time|loses|lost)\b"),
+    re.compile(r"^winner: (?P<name>[\w'’ -]+)$", re.I),
+)
+
+
+def opponent_in(lines: list[str], you: frozenset[str]) -> str:
+    """The owner's opponent as the screen names them ("" when it names none)."""
+    for pattern in _OPPONENT_LINES:
+        for line in lines:
+            m = pattern.search(line.strip())
+            if m and not set(tokens(m.group("name"))) & (you | {"you", "your"}):
+                return m.group("name").strip()
+    return ""
 
 
 def _final(span: dict, found: list[tuple[dict, Outcome]]) -> tuple[dict, Outcome] | None:
@@ -285,7 +320,8 @@ def title_for(reading: SpanReading, span: dict) -> str:
     window = next((w for w in span["windows"] if w), span["app"] or "screen")
     what = label(reading.family).capitalize()
     if reading.outcome in CONTEST:
-        return f"{what}: {reading.outcome} ({reading.final['line']})"[:200]
+        against = f" vs {reading.opponent}" if reading.opponent else ""
+        return f"{what}{against}: {reading.outcome} ({reading.final['line']})"[:200]
     if reading.outcome == RESOLVED and reading.problem:
         return f"Resolved: {reading.problem['line']}"[:200]
     if families.is_standalone(reading.family):

@@ -48,6 +48,7 @@ from screen.events.reading import SpanReading, numbers, read_span, title_for
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
 from screen.services import evidence
 from screen.services.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
+from screen.text import stems
 
 BATCH = 500
 ROUTINE = timedelta(minutes=10)
@@ -150,12 +151,11 @@ class ProposalPass:
             if attrs.get("commands") and span["commands"] and not set(attrs["commands"]) & set(span["commands"]):
                 continue  # other commands typed at the prompt: another piece of work
             shared_ids = reading.ids & set(attrs.get("ids") or [])
-            shared = reading.tokens & set(attrs.get("tokens") or [])
             if shared_ids and start - ended <= LINK_HORIZON:
                 return event
             # A failure awaits its resolution: a later span of the same activity sharing its words is the fix
             # (or more evidence for it). A placed order or a shipment only continues under its own identifier.
-            if FAILURE in (event.outcome, reading.outcome) and len(shared) >= 2:
+            if FAILURE in (event.outcome, reading.outcome) and _same_problem(attrs, span, reading):
                 if (event.outcome == FAILURE or start <= ended) and not _other_item(attrs, span, reading):
                     return event
             same_command = attrs.get("commands") and attrs.get("commands") == span["commands"]
@@ -446,6 +446,18 @@ class ProposalPass:
         )
 
 
+def _same_problem(attrs: dict, span: dict, reading: SpanReading) -> bool:
+    """A span goes on with an earlier problem when it shows one of the problem's own lines ("Could not build
+    wheels for tokenizers" on a help page), is the same window of the same program, or shares two words (by
+    stem) of the problem's titles and lines (its project, its machine)."""
+    problems = set(attrs.get("problem_norms") or [])
+    if problems & set(span["seen"]):
+        return True
+    if attrs.get("ctx") == span["ctx"] and attrs.get("window") and attrs.get("window") in span["windows"]:
+        return True  # the same program's same window, where the problem was shown
+    return len(stems(reading.tokens) & stems(attrs.get("salient") or [])) >= 2
+
+
 def _other_item(attrs: dict, span: dict, reading: SpanReading) -> bool:
     """Two failures whose windows name different item numbers (run 4734, build 4232) are two problems."""
     if reading.outcome != FAILURE:
@@ -470,6 +482,10 @@ def _named_in(attrs: dict, text: str) -> bool:
     site = (attrs.get("ctx") or "").partition("|")[2].split(".")[0]
     app = re.sub(r"[^a-z0-9]", "", (attrs.get("app") or "").lower())
     return (len(site) >= 5 and site in text) or (len(app) >= 5 and not site and app in text)
+
+
+def _problem_norms(reading: SpanReading) -> list[str]:
+    return list(reading.failure_norms)
 
 
 def _key(span: dict) -> str:
@@ -502,6 +518,9 @@ def _attributes(span: dict, reading: SpanReading, base: ScreenEvent | None, *, m
             "mode": reading.mode or attrs.get("mode", ""),
             "minutes": minutes,
             "sides": sorted(reading.sides),
+            "opponent": reading.opponent or attrs.get("opponent", ""),
+            "salient": sorted(reading.salient | set(attrs.get("salient") or []))[:40],
+            "problem_norms": (_problem_norms(reading) or attrs.get("problem_norms") or [])[:4],
             "kind": "problem" if reading.outcome == FAILURE else attrs.get("kind", "activity"),
         }
     )

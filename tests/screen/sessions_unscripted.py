@@ -336,7 +336,9 @@ def call_with_assistant() -> Scripted:
         Segment(app="Notes", window="Offsite", text="Offsite\nquotes by Monday\nline {n}", every=15, seconds=20 * 60),
     ]
     # Nothing was decided on the call ("two quotes before we decide anything"): the event says so.
-    truth = Truth("meeting.call", "no_decision", "neutral", start, _at(start, segs, 3, end=True), "You left the meeting")
+    truth = Truth(
+        "meeting.call", "no_decision", "neutral", start, _at(start, segs, 3, end=True), "You left the meeting"
+    )
     collects = [_at(start, segs, 2) + timedelta(minutes=3), _at(start, segs, 4, end=True) + timedelta(minutes=1)]
     return Scripted("Europe/London", "Dana Whitfield", segs, start, [truth], collects, forbidden=ASSISTANT_INVENTIONS)
 

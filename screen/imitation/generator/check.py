@@ -132,6 +132,9 @@ def _event_failures(session: GeneratedSession, exp: Expected, event: dict) -> li
             out.append(f"{name} {event[name]!r}, expected {want!r}")
     if exp.subject and event["outcome_subject"] != exp.subject:
         out.append(f"outcome subject {event['outcome_subject']!r}, expected {exp.subject!r}")
+    named = " ".join([event["title"], event["summary"], (event["attributes"] or {}).get("opponent", "")])
+    if exp.opponent and exp.opponent.lower() not in named.lower():
+        out.append(f"opponent {exp.opponent!r} named nowhere")
     if exp.detail and (event["attributes"] or {}).get("detail") != exp.detail:
         out.append(f"detail {(event['attributes'] or {}).get('detail')!r}, expected {exp.detail!r}")
     start, end = _ts(event["started_at"]), _ts(event["ended_at"] or event["started_at"])

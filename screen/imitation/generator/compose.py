@@ -149,6 +149,7 @@ def _expected(act: Activity, frames: list[tuple[datetime, datetime]], later: lis
         evidence=evidence,
         subject=act.subject,
         detail=detail,
+        opponent=act.opponent,
         said=act.said,
         distractors=set(act.distractors),
         features=features,

@@ -53,6 +53,9 @@ RECAPS = (
 )
 
 
+NAMED_OPPONENTS = ("board", "cards", "trivia")  # the screen names the one person the owner plays
+
+
 def _game_place(w: Words, name: str, again: Place | None) -> Place:
     if again is not None:
         return again
@@ -83,6 +86,7 @@ def game(w: Words, owner: Owner, again: Place | None = None) -> Activity:
         result.split("\n")[0],
         [],
         subject=subject,
+        opponent=opp if genre in NAMED_OPPONENTS else "",
         surface_kind=p.kind,
         place=p,
     )

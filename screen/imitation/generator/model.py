@@ -65,6 +65,7 @@ class Activity:
     phases: list[Phase]
     subject: str = ""  # contests: who the outcome applies to ("you" | "other")
     detail: str = ""
+    opponent: str = ""  # contests: who the owner played, as the screen names them
     said: list[Said] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)  # never in a title, outcome, action or own assertion
     later: list[Phase] = field(default_factory=list)  # an answer that arrives later (next morning)
@@ -92,6 +93,7 @@ class Expected:
     evidence: str
     subject: str = ""
     detail: str = ""
+    opponent: str = ""
     said: list[Said] = field(default_factory=list)
     distractors: set[str] = field(default_factory=set)
     features: set[str] = field(default_factory=set)
