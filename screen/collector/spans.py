@@ -187,13 +187,16 @@ class SpanTracker:
             span["changes"] += 1
         if ratio >= MATERIAL:
             # A step done inside the activity ("CV.pdf uploaded") never concludes it: its result does. A screen
-            # that brings outcomes of its own concludes it only where no window names the activity (a phone
-            # mirror, a fullscreen program) and it does not go on with the span's content: a chat after a
-            # workout on one phone is another activity, a fix run after an error in one terminal is not.
+            # that brings outcomes of its own concludes it when it is a page the span never showed (another
+            # conversation in a chat program) or, where no window names the activity (a phone mirror, a
+            # fullscreen program), when it does not go on with the span's content: a chat after a workout on one
+            # phone is another activity, a fix run after an error in one terminal window is not.
             last = next((a for a in reversed(span["anchors"]) if not a.get("step")), None)
             concluded = last is not None and last["norm"] not in cur
             if concluded and new_anchors:
-                concluded = not (item.app_name and not is_mirror(item.app_name)) and not continues(span, norm)
+                titled = item.app_name and not is_mirror(item.app_name)
+                moved = item.window_name and item.window_name not in span["windows"]  # another conversation, page
+                concluded = bool(moved) if titled else not continues(span, norm)
             contextless = item.url == span["url"] and item.window_name == span["window"]
             regime = not new_anchors and contextless and ratio >= REGIME and not continues(span, norm)
             if concluded:

@@ -226,6 +226,8 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
     placed = _placed(toks, line)
     if placed is not None:
         return placed
+    if _a_name(line):
+        return None
     low = " ".join(toks)
     for pattern, kind in _PHRASES:
         m = pattern.search(low)
@@ -247,6 +249,16 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
         if kind == FAILURE and _counted(toks):
             return Outcome(SUCCESS, "", line)  # "12 examples, 0 failures": a run with nothing failed
     return None
+
+
+def _a_name(line: str) -> bool:
+    """A short name in title case that starts with an outcome word ("Broken Harvest", "Lost Harbour"): English
+    puts a describing participle before its noun; a status puts it after ("Build broken", "Order Confirmed")."""
+    words = line.split()
+    if not 2 <= len(words) <= 4 or not all(w[:1].isupper() and w.isalpha() for w in words):
+        return False
+    first, second = words[0].lower(), words[1].lower()
+    return first in ALL_WORDS and second not in ALL_WORDS and second not in _RESULT_FOLLOWERS
 
 
 def _counted(toks: list[str]) -> bool:

@@ -288,15 +288,18 @@ def _is_owner(speaker: str, owner_names: frozenset[str]) -> bool:
 
 
 def _speech(span: dict, owner_names: frozenset[str], family: str = "") -> list[Speech]:
-    """Audio with its speaker's role; on a call also the captions/chat lines on screen ("Priya: …")."""
+    """Audio with its speaker's role; on a call also the captions/chat lines on screen ("Priya: …") that the
+    audio did not hear."""
     from screen.models import Assertion
 
     out = []
     items = list(span.get("speech", []))
+    heard = {normalize_line(s["text"]) for s in items}
     if family.startswith("meeting."):
         for line in span["seen"].values():
             m = _CAPTION.match(line)
-            if m and len(items) < 24:
+            # A caption of words the audio heard adds nothing, and its first name alone may be anyone's.
+            if m and normalize_line(m.group(2)) not in heard:
                 items.append({"at": span["last"], "text": m.group(2), "speaker": m.group(1), "device": "screen"})
     for s in items:
         speaker = (s.get("speaker") or "").strip()

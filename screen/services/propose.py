@@ -31,7 +31,7 @@ from accounts.services import get_settings
 from screen.collector.client import parse_ts
 from screen.collector.signals import context_key
 from screen.events import llm
-from screen.events.families import family_outcome, is_notification, is_standalone
+from screen.events.families import family_outcome, is_mirror, is_notification, is_standalone
 from screen.events.outcomes import (
     CONTEST,
     DELIVERED,
@@ -453,8 +453,9 @@ def _same_problem(attrs: dict, span: dict, reading: SpanReading) -> bool:
     problems = set(attrs.get("problem_norms") or [])
     if problems & set(span["seen"]):
         return True
-    if attrs.get("ctx") == span["ctx"] and attrs.get("window") and attrs.get("window") in span["windows"]:
-        return True  # the same program's same window, where the problem was shown
+    same_window = attrs.get("window") and attrs["window"] in span["windows"] and not is_mirror(span["app"])
+    if attrs.get("ctx") == span["ctx"] and same_window:
+        return True  # the same program's same window, where the problem was shown (a mirror's names a device)
     return len(stems(reading.tokens) & stems(attrs.get("salient") or [])) >= 2
 
 
