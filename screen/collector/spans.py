@@ -54,8 +54,10 @@ MAX_SEEN = 120
 MAX_ANCHORS = 16
 MAX_SPEECH = 240  # about two hours of a call: the latest words are never the ones dropped
 MAX_WINDOWS = 6
+MAX_UNHEARD = 20  # speech waiting for a frame to say where it belongs
 _HISTORY = frozenset({"ago", "yesterday"})
 _LOOKING_BACK = frozenset("last previous recent earlier past".split())  # "Last match: Victory" recalls one
+_LIST_TITLES = _LOOKING_BACK | frozenset("history older".split())  # "Match history", "Recent orders"
 
 
 def span_context(app: str, url: str) -> str:
@@ -88,8 +90,8 @@ def _looks_back(toks: list[str], line: str) -> bool:
 
 
 def history_rows(lines: list[str]) -> set[str]:
-    """Lines that are rows of a list of older items: dated relatively, labelled as earlier, or shaped like a
-    sibling row: another line with the same words masked and the same result ("770 main passed", "769 main
+    """Lines that are rows of a list of older items: dated relatively, labelled as earlier, listed under a title
+    of the past ("Match history", "Your recent orders"), or shaped like a sibling row: another line with the same words masked and the same result ("770 main passed", "769 main
     passed"), or two more with any result ("vs Ana won", "vs Ben lost", "vs Cy won"). Two lines of one shape
     with different results are a result screen ("Black resigned", "White wins"), not a list."""
     literal: dict[str, int] = {}
@@ -98,11 +100,17 @@ def history_rows(lines: list[str]) -> set[str]:
         literal[_template(line, keep=True)] = literal.get(_template(line, keep=True), 0) + 1
         shapes[_template(line)] = shapes.get(_template(line), 0) + 1
     out = set()
+    listed = False  # inside a list titled as the past ("Match history", "Recent orders")
     for line in lines:
         toks = tokens(line)
+        if 0 < len(toks) <= 4 and set(toks) & _LIST_TITLES and not set(toks) & ALL_WORDS:
+            listed = True
+            continue
         sibling = literal[_template(line, keep=True)] >= 2 or shapes[_template(line)] >= 3
-        if set(toks) & _HISTORY or _looks_back(toks, line) or (sibling and set(toks) & ALL_WORDS):
+        row = bool(set(toks) & ALL_WORDS)
+        if set(toks) & _HISTORY or _looks_back(toks, line) or (row and (sibling or listed)):
             out.add(line)
+        listed = listed and (row or any(t.isdigit() for t in toks))
     return out
 
 
@@ -171,7 +179,16 @@ class SpanTracker:
         if span["start_frame"] == item.id:
             self._add_anchors(span, item, self._anchors([norm[k] for k in norm], lines, assistant))
         self._update(span, item, norm, assistant)
+        self._hear_waiting(span, item)
         return ended
+
+    def _hear_waiting(self, span: dict, item: Item) -> None:
+        """Speech heard just before any frame showed where (a call's first words): the span on screen now."""
+        waiting = self.state.pop("unheard", None) or []
+        for said in waiting:
+            if item.at - parse_ts(said["at"]) <= CONVERSATION_GAP:
+                span["speech"].append(dict(said, frame=item.id, frame_at=_iso(item.at)))
+        del span["speech"][:-MAX_SPEECH]
 
     def _continue(self, span, item, ctx, lines, norm, assistant, ended) -> dict:
         """The next frame of an open span: new anchors, banners leaving, conclusion, a regime change."""
@@ -393,17 +410,17 @@ class SpanTracker:
         if talk and item.at - parse_ts(talk["at"]) <= CONVERSATION_GAP:
             span = next((s for s in self.open.values() if s["id"] == talk["id"]), None)
         span = span or self.open.get(focused_ctx or "")
+        said = {
+            "at": _iso(item.at),
+            "text": item.text.strip()[:300],
+            "speaker": item.speaker,
+            "device": item.device_type or item.device,
+        }
         if span is None:
+            waiting = self.state.setdefault("unheard", [])
+            waiting.append(said)
+            del waiting[:-MAX_UNHEARD]
             return
-        span["speech"].append(
-            {
-                "at": _iso(item.at),
-                "text": item.text.strip()[:300],
-                "speaker": item.speaker,
-                "device": item.device_type or item.device,
-                "frame": span["last_frame"],
-                "frame_at": span["last"],
-            }
-        )
+        span["speech"].append(dict(said, frame=span["last_frame"], frame_at=span["last"]))
         del span["speech"][:-MAX_SPEECH]
         self.state["talk"] = {"id": span["id"], "at": _iso(item.at)}

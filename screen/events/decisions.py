@@ -27,10 +27,17 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
 
 
+NOBODY = frozenset("nobody none nothing neither".split())
+
+
 def _negated(tok) -> bool:
-    return any(c.dep_ == "neg" for c in tok.children) or any(
-        c.dep_ == "neg" for c in tok.head.children if tok.dep_ in ("xcomp", "ccomp")
-    )
+    """Negated by "not"/"n't", by a negative subject ("Nobody has approved it", "No one agreed")."""
+    if any(c.dep_ == "neg" for c in tok.children):
+        return True
+    if tok.dep_ in ("xcomp", "ccomp") and any(c.dep_ == "neg" for c in tok.head.children):
+        return True
+    subjects = [c for c in tok.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return any(c.lower_ in NOBODY or any(d.lower_ == "no" for d in c.children) for c in subjects)
 
 
 def _put_off(tok) -> bool:

@@ -176,8 +176,8 @@ _TITLE_SEPARATORS = re.compile(r"\s+[—–|·-]\s+")
 
 
 def page_titles(windows: list[str], app: str, url: str) -> list[str]:
-    """The page's own part of each window title: without the parts that name the program, the site or the
-    browser ("Cabins in Bergen | Fjordstays — Mozilla Firefox" -> "Cabins in Bergen"), none for a mirror."""
+    """The page's own part of each window title: its first part that names neither the program, the site nor
+    the browser ("Cabins in Bergen | Fjordstays — Mozilla Firefox" -> "Cabins in Bergen"), none for a mirror."""
     if is_mirror(app):
         return []
     own = app_words(app)
@@ -197,7 +197,7 @@ def page_titles(windows: list[str], app: str, url: str) -> list[str]:
                 continue
             kept.append(part)
         if kept:
-            out.append(" ".join(kept))
+            out.append(kept[0])  # "Page — Site": what precedes the site's name is the page's own
     return out
 
 

@@ -327,7 +327,7 @@ def _finish(
 
 def side_tokens(lines: list[str], owner_names: frozenset[str] = frozenset()) -> frozenset[str]:
     """The user's own side in a contest, from lines that put "you" (or the owner's name) next to a name or
-    colour: "White (you)", "You play Black", "Red: Dana Whitfield". Returns lower-case tokens (may be empty)."""
+    colour: "White (you)", "You play Black", "Red: Wren Halvorsen". Returns lower-case tokens (may be empty)."""
     out: set[str] = set()
     for line in lines:
         toks = tokens(line)

@@ -288,7 +288,7 @@ def _is_owner(speaker: str, owner_names: frozenset[str]) -> bool:
 
 
 def _speech(span: dict, owner_names: frozenset[str], family: str = "") -> list[Speech]:
-    """Audio with its speaker's role; on a call also the captions/chat lines on screen ("Priya: …") that the
+    """Audio with its speaker's role; on a call also the captions/chat lines on screen ("Ines: …") that the
     audio did not hear."""
     from screen.models import Assertion
 

@@ -33,6 +33,8 @@ from screen.collector.signals import context_key
 from screen.events import llm
 from screen.events.families import family_outcome, is_mirror, is_notification, is_standalone
 from screen.events.outcomes import (
+    ACCEPTED,
+    CONFIRMED,
     CONTEST,
     DELIVERED,
     FAILURE,
@@ -40,6 +42,7 @@ from screen.events.outcomes import (
     NEGATIVE,
     ORDER,
     POLARITY,
+    POSITIVE,
     RESOLVED,
     SUBSTITUTED,
     read_outcome,
@@ -107,7 +110,7 @@ class ProposalPass:
             self._answers(span, reading.foreign, reading)  # a message that answers an earlier activity
         event = self._event_of(span)
         if not reading.outcome and not is_standalone(reading.family):
-            if event is not None and event.key == _key(span) and event.status == ScreenEvent.Status.PROVISIONAL:
+            if event is not None and event.key == _key(span) and not event.revisions.filter(author="user").exists():
                 self._withdraw(event, span)
             return
         if event is None:
@@ -320,6 +323,9 @@ class ProposalPass:
             anchor, oc = min(found, key=lambda f: rank.get(f[1].word, len(rank)))
             event = self._answered(span, anchor, reading)
             word = family_outcome(oc.word, event.event_type) if event is not None else ""
+            if word == CONFIRMED == event.outcome and oc.polarity == POSITIVE:
+                # A good answer to what was submitted ("your application was successful") accepts it.
+                word = family_outcome(ACCEPTED, event.event_type) or word
             if word:
                 substituted = word == DELIVERED and any(o.word == SUBSTITUTED for _, o in found)
                 self._answer(event, span, anchor, word, SUBSTITUTED if substituted else "")
@@ -344,7 +350,8 @@ class ProposalPass:
 
     def _answer(self, event: ScreenEvent, span: dict, anchor: dict, word: str, detail: str) -> None:
         at = anchor.get("seen_until") or anchor["at"]
-        if word == event.outcome or (event.attributes or {}).get("outcome_at", "") > anchor["at"]:
+        if word == event.outcome or (event.attributes or {}).get("outcome_at", "") >= anchor["at"]:
+            # The same outcome, or no newer than the one the event has (this very answer, read again)
             self._evidence(event, span, anchor, EventEvidence.Role.CONTEXT, image=False)
             return
         attrs = dict(event.attributes or {})

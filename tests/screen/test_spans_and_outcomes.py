@@ -62,7 +62,7 @@ def test_controls_compounds_questions_and_negations_are_not_outcomes(line):
 
 def test_the_users_side_comes_from_lines_that_name_them():
     assert side_tokens(["Cyan (you) 12:04", "Magenta: Yusuf"]) == {"cyan"}
-    assert side_tokens(["Gold — Ilse Brandt"], frozenset({"ilse", "brandt"})) == {"gold"}
+    assert side_tokens(["Gold — Ilse Marenko"], frozenset({"ilse", "marenko"})) == {"gold"}
 
 
 def test_rows_of_a_history_list_are_found_by_shape_or_relative_dates():

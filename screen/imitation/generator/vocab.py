@@ -87,13 +87,13 @@ FIRST_NAMES = (
     "Aditi Agnieszka Akira Alejandro Amara Ambrose Anselm Arjun Astrid Aurora Bao Beatriz Benedikt Bilal Bjorn "
     "Blessing Bongani Camila Cedric Chen Chiamaka Cosima Dagny Dariusz Delphine Desmond Dilnoza Dmitri Ebele "
     "Edmund Efua Eleni Elif Emeka Esperanza Ezra Fabienne Farhan Faustina Felix Florin Freya Gaspard Giulia "
-    "Gunnar Habib Hana Hiroshi Hyacinth Idris Ignacio Ines Ingrid Isidore Jae Jasmin Joaquim Jovana Kaito "
-    "Kalinda Kamau Katarzyna Kenji Kiri Kofi Lakshmi Laszlo Leilani Lorcan Lucian Ludmila Lupita Magnus "
-    "Malak Manon Mateus Mehmet Mei Mirela Moana Nadia Naveen Nikolai Nilufar Noor Oksana Olamide Oren "
+    "Habib Hana Hiroshi Hyacinth Idris Ignacio Ines Ingrid Isidore Jae Jasmin Joaquim Jovana Kaito "
+    "Kalinda Kamau Katarzyna Kiri Kofi Laszlo Leilani Lorcan Lucian Ludmila Lupita Magnus "
+    "Malak Manon Mehmet Mei Mirela Moana Nadia Naveen Nikolai Nilufar Noor Oksana Olamide Oren "
     "Osvaldo Paloma Pavel Pilar Quentin Radek Rafaela Ravi Rosalind Ruslan Sadia Salome Santiago Seo Sigrid "
     "Soren Sunita Tadeo Takeshi Tamsin Teodor Thandiwe Tobias Umar Valentina Vasco Vesna Wanjiru Xiomara "
-    "Yannick Yara Yusra Zainab Zeynep Zoltan Ottilie Rhiannon Ciaran Marisol Anders Hamza Keziah Lionel "
-    "Meera Niamh Petra Rasmus Selin Tariq Ulla Vikram Wren Yasmin Zora Bartholomew Corinna Emil Henrike"
+    "Yannick Yara Yusra Zainab Zeynep Zoltan Ottilie Rhiannon Anders Hamza Keziah Lionel "
+    "Meera Niamh Petra Rasmus Selin Tariq Ulla Wren Yasmin Zora Bartholomew Corinna Emil Henrike"
 ).split()
 
 LAST_NAMES = (
