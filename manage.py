@@ -16,12 +16,13 @@ def main() -> None:
         # The database went away (stopped, restarting, unreachable): one readable line, not a traceback.
         # Every write is transactional, so what was cut short left nothing behind; running the command again
         # once the database is back picks up where it stopped.
-        sqlstate = getattr(exc.__cause__, "sqlstate", None)
-        lost = sqlstate is None or sqlstate[:2] == "08" or sqlstate in ("57P01", "57P02", "57P03")
-        if "--traceback" in sys.argv or not (lost or sqlstate == "53100"):
+        from accounts.database import DISK_FULL, database_trouble
+
+        trouble = database_trouble(exc)
+        if "--traceback" in sys.argv or not trouble:
             raise
         reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-        if sqlstate == "53100":  # disk_full
+        if trouble == DISK_FULL:
             sys.stderr.write(f"Error: the database's disk is full ({reason}); free space, then run it again.\n")
         else:
             sys.stderr.write(f"Error: the database is unavailable ({reason}); run the command again once it is back.\n")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import re
 import typing
 from typing import Annotated
 
 from ninja import Schema
-from pydantic import Field, create_model
+from pydantic import BeforeValidator, Field, create_model
 
 # Paging bounds shared by every list route: a deeper offset is refused (422), never passed to SQL.
 MAX_OFFSET = 10_000
@@ -17,6 +19,22 @@ Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET, description=f"rows to skip, 0
 def limit_type(maximum: int = 100):
     """``limit: limit_type(500) = 50``: a page size from 1 to ``maximum``."""
     return Annotated[int, Field(ge=1, le=maximum, description=f"page size, 1..{maximum}")]
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _iso_only(value):
+    """A date or time comes as ISO 8601 text. pydantic would also read a number as seconds since 1970, so
+    ``valid_at=0.5`` meant 1970-01-01T00:00:00.5 and was answered as if asked (found by bench/fuzz.py)."""
+    if isinstance(value, bool | int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value.strip())):
+        raise ValueError("expected an ISO 8601 date or time (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS+00:00), not a number")
+    return value
+
+
+# Every date and date-time an API client sends (query parameters and bodies) is one of these.
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_only)]
+IsoDateTime = Annotated[dt.datetime, BeforeValidator(_iso_only)]
 
 
 class ErrorOut(Schema):

@@ -2,7 +2,7 @@
 ``bench/extraction.py``).
 
 Three development sets from ``../shared/bench``, each run through the configured extractor exactly as the memory
-pass runs it (``distill.extraction.extract_day`` + the sibling-device cross-check of ``distill.pipeline``), and
+pass runs it (``distill.steps.candidates.extract`` + the sibling-device cross-check of ``distill.pipeline``), and
 every candidate labelled by matching it to gold:
 
 - **days** (labeled wearable days): the README's reference matcher. A candidate whose best match is a gold fact
@@ -80,7 +80,7 @@ def _file_hash(*paths: Path) -> str:
 def extractor_key() -> str:
     _setup()
     from distill.extraction.base import ConversationIn, DayInput, TurnIn
-    from distill.extraction.llm import extract_day
+    from distill.steps.candidates import extract as extract_day
 
     utt = TurnIn(index=0, speaker_name="A", is_owner=True, text="I work at a bakery.")
     res = extract_day(DayInput(owner_name="A", conversations=[ConversationIn(started_at=None, turns=[utt])]))
@@ -100,7 +100,7 @@ def candidate_record(cand, *, corroborated: list[str], turn_text: str, **labels)
 def _extract(day_input, siblings=None) -> list[tuple]:
     """(candidate, corroborating sources) as the memory pass sees them before scoring."""
     from distill import pipeline
-    from distill.extraction.llm import extract_day
+    from distill.steps.candidates import extract as extract_day
 
     owner = (day_input.owner_name or "the user").split()[0]
     by_index = {u.index: u for conv in day_input.conversations for u in conv.turns}
@@ -352,7 +352,8 @@ def code_hash() -> str:
     """The extractor's code and this labelling: a cache made before either changed is never read again (a
     model was once fitted on candidates of an extractor changed since, under the same version string)."""
     h = hashlib.sha256()
-    for f in [*sorted((ROOT / "distill" / "extraction").glob("*.py")), Path(__file__).resolve()]:
+    code = [*sorted((ROOT / "distill" / "extraction").glob("*.py")), ROOT / "distill" / "steps" / "candidates.py"]
+    for f in [*code, Path(__file__).resolve()]:
         h.update(f.name.encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:12]

@@ -1,13 +1,13 @@
-"""The trust gate's figures for ``bench/extraction.py``: every development set, cross-validated by conversation
-(train on the other folds, score the held fold), and the shipped artifact on the same data (in-sample, so
-optimistic: printed for comparison only). Plus speed: model load and a 2,000-turn day through parse, model and
-gate.
+"""The trust gate's figures for ``bench/extraction.py``, as issue 37 accepts them: **leave one wearer out**.
 
-Per set: accepted precision, accepted recall, accepted-or-queued recall, queued per 100 turns, share of queued
-items that are true, attribution errors (accepted memories about the wrong person, and their share of accepted
-memories; a persona speaker's own first-person line that sits in the other speaker's persona is a false accept
-but not an attribution error, and is counted apart), traps accepted (labeled days). Targets (issue 19): precision ≥ 0.95, accepted recall ≥ 0.40 on days
-and ≥ 0.35 on the chat sets, queued ≤ 3 per 100 turns with ≥ 60 % true, traps 0, attribution errors ≤ 1 %.
+For each of the six wearers of the labeled days, the recipe of ``bench/train_turn_model.py`` (turn reader + gate
+model, lines chosen inside the training folds) is fitted on the other five and a sixth of the persona chats is
+held out with them; every held-out wearer's figures are printed with the labeled-days reference matcher
+(accepted precision, accepted recall, accepted-or-queued recall, queue per 100 turns and its true share, traps
+accepted, the turn reader's AUC on the wearer's turns), then the persona chats fold by fold, then LoCoMo scored
+by the recipe fitted on every day and persona chat (never trained on). The same protocol then runs without the
+turn reader (today's gate model) for comparison. Then speed: model loads and a 2,000-turn day through parse,
+turn reader, model and gate; and the size the repository ships.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TARGETS = {"precision": 0.95, "recall_days": 0.40, "recall_chats": 0.35, "queued_per_100": 3.0, "queued_true": 0.60}
 
 
 def _setup() -> None:
@@ -36,12 +35,13 @@ def decide_all(records: list[dict], probs: list[float], model) -> list[str]:
     per owner in order (a second memory with the same text is not asked twice)."""
     from distill import trust
     from distill.extraction.base import content_hash
+    from distill.steps.decision import decide
 
     policy = trust.Policy()
     out, seen = [], set()
     for rec, p in zip(records, probs, strict=False):
         scored = trust.Scored(candidate=_candidate(rec), score=p)  # no components: decide() checks attribution
-        d = trust.decide(scored, policy, model=model).decision
+        d = decide(scored, policy, model=model).decision
         owner = rec["group"].split(":")[0] if rec["set"] == "days" else rec["group"]
         key = (owner, content_hash(rec["content"]))
         if d != trust.DROPPED:
@@ -75,71 +75,6 @@ def _candidate(rec: dict):
     )
 
 
-# --- per-set metrics ----------------------------------------------------------------------------------------
-def metrics(name: str, records: list[dict], decisions: list[str], data: dict) -> dict:
-    from distill.trust import ACCEPTED, PENDING
-
-    turns = sum(data["turns"].values())
-    acc = [r for r, d in zip(records, decisions, strict=False) if d == ACCEPTED]
-    queued = [r for r, d in zip(records, decisions, strict=False) if d == PENDING]
-    q_lab = [r for r in queued if r["label"] is not None]
-    row = {
-        "set": name,
-        "turns": turns,
-        "accepted": len(acc),
-        "queued": len(queued),
-        "queued_per_100": 100.0 * len(queued) / max(turns, 1),
-        "queued_true": (sum(r["label"] == 1 for r in q_lab), len(q_lab)),
-        "attribution_errors": sum(1 for r in acc if str(r.get("match", "")).startswith("attribution:")),
-        "other_persona": sum(1 for r in acc if str(r.get("match", "")).startswith("other-persona:")),
-        "traps_accepted": sum(1 for r in acc if str(r.get("match", "")).startswith("trap:")),
-    }
-    if name == "days":
-        row.update(_days(records, decisions, acc))
-    elif name == "locomo":
-        row.update(_locomo(records, decisions, acc))
-    else:
-        row.update(_persona(records, decisions, acc, data))
-    return row
-
-
-def _days(records, decisions, acc) -> dict:
-    from bench import extraction as xb
-
-    days = xb.load_days([str(_days_dir())])
-    memories = [
-        xb.Memory(
-            r["day"], d, r["subject_label"], r["content"], r.get("source", ""), r.get("corroborating_sources", [])
-        )
-        for r, d in zip(records, decisions, strict=False)
-    ]
-    rows, _ = xb.score(days, memories, "")
-    total = rows[-1]
-    by_day = {d["date"]: d for d in days}
-    attribution = 0
-    for r in acc:
-        if r["label"] != 0:
-            continue
-        day = by_day[r["day"]]
-        names = tuple(day["wearer"].split())
-        facts = [f["fact"] for f in day["gold_facts"]]
-        if any(xb.match_score(f, r["content"], names)[0] >= 0.5 for f in facts):
-            attribution += 1
-    return {
-        "precision": total["precision"],
-        "recall_acc": total["recall_acc"],
-        "recall_any": total["recall_any"],
-        "traps_accepted": total["traps_acc"],
-        "attribution_errors": attribution,
-    }
-
-
-def _days_dir():
-    from bench import gate_data
-
-    return gate_data.DAYS_DIR
-
-
 def _locomo(records, decisions, acc) -> dict:
     import json
 
@@ -163,76 +98,128 @@ def _locomo(records, decisions, acc) -> dict:
     }
 
 
-def _persona(records, decisions, acc, data) -> dict:
-    from distill.trust import ACCEPTED, PENDING
-
-    gold = sum(len(v) for v in data["gold"].values())
-    hit_acc = {r["match"] for r, d in zip(records, decisions, strict=False) if d == ACCEPTED and r["label"] == 1}
-    hit_any = {
-        r["match"] for r, d in zip(records, decisions, strict=False) if d in (ACCEPTED, PENDING) and r["label"] == 1
-    }
-    lab = [r for r in acc if r["label"] is not None]
-    return {
-        "precision": (sum(r["label"] == 1 for r in lab), len(lab)),
-        "precision_strict": (sum(r["label"] == 1 for r in acc), len(acc)),
-        "recall_acc": (len(hit_acc), gold),
-        "recall_any": (len(hit_any), gold),
-    }
-
-
 # --- runs ---------------------------------------------------------------------------------------------------
-def evaluate(*, refresh: bool = False) -> dict:
-    """Cross-validated and shipped-artifact rows for every set, and the CV thresholds."""
+# Issue 37's acceptance, leave one wearer out (bench/train_turn_model.py runs the protocol).
+ACCEPTANCE = {
+    "wearer_precision": 0.90,
+    "wearer_traps": 1,
+    "days_mean_recall": 0.30,
+    "queued_per_100": 3.0,
+    "queued_true": 0.60,
+    "persona_precision": 0.95,
+    "persona_recall": 0.45,
+    "attribution": 0.01,
+}
+
+
+def _sum(pairs) -> tuple[int, int]:
+    pairs = list(pairs)
+    return sum(a for a, _ in pairs), sum(b for _, b in pairs)
+
+
+def _rate(pair) -> float | None:
+    a, b = pair
+    return a / b if b else None
+
+
+def print_folds(title: str, res: dict) -> list[str]:
+    """Every held-out wearer's figures (and its sixth of the persona chats), LoCoMo, and the misses."""
+    misses = []
+    print(f"\n{title}")
+    print("| held-out wearer (fold) | lines (accept / review / capped) | accepted precision | accepted recall "
+          "| acc.-or-queued recall | accepted | queued / 100 turns | queued true | traps accepted | turn AUC |")
+    print("|" + "---|" * 10)
+    recalls = []
+    for f in res["folds"]:
+        d = f["days"]
+        lines = " / ".join(f"{x:.3f}" for x in f["lines"])
+        print(f"| {f['wearer_fold']} | {lines} | {_fmt(tuple(d['precision']))} | {_fmt(tuple(d['recall_acc']))} | "
+              f"{_fmt(tuple(d['recall_any']))} | {d['accepted']} | {d['queued_per_100']:.2f} | "
+              f"{_fmt(tuple(d['queued_true']))} | {d['traps_accepted']} | {f.get('turn_auc') or '—'} |")
+        prec = _rate(d["precision"])
+        if prec is None or prec < ACCEPTANCE["wearer_precision"]:
+            misses.append(f"wearer {f['wearer_fold']}: accepted precision {_fmt(tuple(d['precision']))} < 0.90")
+        if d["traps_accepted"] > ACCEPTANCE["wearer_traps"]:
+            misses.append(f"wearer {f['wearer_fold']}: {d['traps_accepted']} traps accepted > 1")
+        if d["queued_per_100"] > ACCEPTANCE["queued_per_100"]:
+            misses.append(f"wearer {f['wearer_fold']}: {d['queued_per_100']:.1f} queued per 100 turns > 3")
+        qt = _rate(d["queued_true"])
+        if qt is not None and qt < ACCEPTANCE["queued_true"]:
+            misses.append(f"wearer {f['wearer_fold']}: queued true {qt:.2f} < 0.60")
+        recalls.append(_rate(d["recall_acc"]) or 0.0)
+    precs = [_rate(f["days"]["precision"]) for f in res["folds"]]
+    known = [p for p in precs if p is not None]
+    mean_recall = sum(recalls) / max(len(recalls), 1)
+    print(f"\nDays: mean accepted recall {mean_recall:.2f} (spread {min(recalls):.2f}–{max(recalls):.2f}); "
+          f"accepted precision spread {min(known, default=0):.2f}–{max(known, default=0):.2f} "
+          f"({sum(p is None for p in precs)} folds accepted nothing)")
+    if mean_recall < ACCEPTANCE["days_mean_recall"]:
+        misses.append(f"days: mean accepted recall {mean_recall:.2f} < 0.30")
+    print("\n| persona fold | accepted precision | strict | accepted recall | acc.-or-queued recall | queued / 100 turns "
+          "| queued true | attribution errors |")
+    print("|" + "---|" * 8)
+    for f in res["folds"]:
+        p = f["persona"]
+        print(f"| {f['wearer_fold']} | {_fmt(tuple(p['precision']))} | {_fmt(tuple(p['precision_strict']))} | "
+              f"{_fmt(tuple(p['recall_acc']))} | {_fmt(tuple(p['recall_any']))} | {p['queued_per_100']:.2f} | "
+              f"{_fmt(tuple(p['queued_true']))} | {_fmt(tuple(p['attribution_errors']))} |")
+    pp = {k: _sum(tuple(f["persona"][k]) for f in res["folds"]) for k in ("precision", "recall_acc", "attribution_errors")}
+    print(f"| all | {_fmt(pp['precision'])} | | {_fmt(pp['recall_acc'])} | | | | {_fmt(pp['attribution_errors'])} |")
+    if (_rate(pp["precision"]) or 0) < ACCEPTANCE["persona_precision"]:
+        misses.append(f"persona: accepted precision {_fmt(pp['precision'])} < 0.95")
+    if (_rate(pp["recall_acc"]) or 0) < ACCEPTANCE["persona_recall"]:
+        misses.append(f"persona: accepted recall {_fmt(pp['recall_acc'])} < 0.45")
+    if (_rate(pp["attribution_errors"]) or 0) > ACCEPTANCE["attribution"]:
+        misses.append(f"persona: attribution errors {_fmt(pp['attribution_errors'])} > 1%")
+    loc = res["locomo"]
+    print(f"\nLoCoMo (never trained on; lines {' / '.join(f'{x:.3f}' for x in loc['lines'])}): accepted recall "
+          f"{_fmt(tuple(loc['recall_acc']))}, accepted-or-queued {_fmt(tuple(loc['recall_any']))}, "
+          f"accepted matching an observation {_fmt(tuple(loc['precision']))} (grounded {_fmt(tuple(loc['grounded']))}), "
+          f"{loc['accepted']} accepted, {loc['queued']} queued, attribution errors {_fmt(tuple(loc['attribution_errors']))}"
+          f", turn AUC {loc.get('turn_auc') or '—'}")
+    return misses
+
+
+def print_saved(path: str) -> int:
+    """The tables of an evaluation saved by ``bench/train_turn_model.py`` (no refit)."""
+    import json
+
+    results = json.loads(Path(path).read_text())
+    misses = print_folds("Turn reader + gate model (the shipped recipe)", results["turns"])
+    if "baseline" in results:
+        print_folds("Today's gate model alone (no turn reader), same protocol", results["baseline"])
+    print("\nAcceptance on the held-out folds: " + ("all met" if not misses else "NOT met:"))
+    for m in misses:
+        print(" -", m)
+    return 0
+
+
+def report(*, refresh: bool = False, with_speed: bool = True, baseline: bool = True) -> int:
+    """The acceptance of issue 37: the turn reader + gate model, and today's gate model, under one protocol."""
     _setup()
-    from bench import gate_data, train_gate
-    from distill import gate_model
+    from bench import train_turn_model
 
-    records, turns, sources, data = train_gate.load_development(refresh)
     started = time.perf_counter()
-    artifact, oofs = train_gate.train(records, turns, sources=sources)
-    cv_seconds = time.perf_counter() - started
-    ordered = train_gate.sort_records(records)
-    cv_model = gate_model.GateModel.from_dict(artifact)
-    shipped = gate_model.shipped()
-    shipped_p = [shipped.predict(gate_model.view(r)).p for r in ordered]
-    out = {
-        "cv": [],
-        "shipped": [],
-        "cv_thresholds": artifact["thresholds"],
-        "cv_seconds": cv_seconds,
-        "shipped_version": shipped.version,
-        "cv_version": artifact["version"],
-    }
-    by_set = {name: [i for i, r in enumerate(ordered) if r["set"] == name] for name in gate_data.SETS}
-
-    def rows_at(probs, model) -> list[dict]:
-        decisions = decide_all(ordered, probs, model)
-        return [
-            metrics(name, [ordered[i] for i in idx], [decisions[i] for i in idx], data[name])
-            for name, idx in by_set.items()
-        ]
-
-    per_assignment = [rows_at(probs, cv_model) for probs in oofs]
-    out["cv"] = [pooled([rows[n] for rows in per_assignment]) for n in range(len(by_set))]
-    out["cv_first"] = per_assignment[0]
-    out["shipped"] = rows_at(shipped_p, shipped)
-    out["assignments"] = len(oofs)
-    return out
-
-
-def pooled(rows: list[dict]) -> dict:
-    """One set's figures over several fold assignments: counts summed ("0.14 (55/400)"), rates averaged."""
-    out = dict(rows[0])
-    for key, value in rows[0].items():
-        if isinstance(value, tuple):
-            out[key] = tuple(sum(r[key][k] for r in rows) for k in range(len(value)))
-        elif isinstance(value, bool) or not isinstance(value, int | float):
-            continue
-        elif isinstance(value, int):
-            out[key] = sum(r[key] for r in rows)
-        else:
-            out[key] = sum(r[key] for r in rows) / len(rows)
-    return out
+    ctx = train_turn_model.context(refresh, claims=train_turn_model.CLAIMS)
+    res = train_turn_model.evaluate(ctx, with_turns=True, quiet=True)
+    print(f"\nTrust gate, leave one wearer out ({len(ctx['wearers'])} folds, nested lines; "
+          f"{time.perf_counter() - started:.0f}s)")
+    misses = print_folds("Turn reader + gate model (the shipped recipe)", res)
+    if baseline:
+        base = train_turn_model.evaluate(ctx, with_turns=False, quiet=True)
+        print_folds("Today's gate model alone (no turn reader), same protocol", base)
+    print("\nAcceptance on the held-out folds: " + ("all met" if not misses else "NOT met:"))
+    for m in misses:
+        print(" -", m)
+    if with_speed:
+        s = speed()
+        print(
+            f"\nSpeed ({s['cpus']} CPUs): gate model load {s['model_load_s'] * 1000:.0f} ms, turn reader load "
+            f"{s['reader_load_s']:.2f}s; a {s['day_turns']}-turn day through parse + turn reader + model + gate "
+            f"{s['day_s']:.2f}s ({s['candidates']} candidates); re-scored from its kept candidates {s['rescore_s']:.2f}s"
+        )
+        print(f"Size in the repository: {s['artifact_bytes'] / 1024:.0f} KiB (gate model, turn reader head, graphs)")
+    return 0
 
 
 def speed(turns_wanted: int = 2000) -> dict:
@@ -241,12 +228,19 @@ def speed(turns_wanted: int = 2000) -> dict:
     _setup()
     from bench import extraction as xb
     from bench import gate_data
-    from distill import gate_model, pipeline, trust
+    from distill import gate_model, pipeline, trust, turn_reader
     from distill.extraction.base import Candidate, ConversationIn, DayInput, ExtractionResult, TurnIn
+    from ledger.recall import minilm
 
     t = time.perf_counter()
     gate_model.load()
     load_s = time.perf_counter() - t
+    t = time.perf_counter()
+    turn_reader.load()
+    turn_reader.encoder()
+    reader_load_s = time.perf_counter() - t
+    files = [gate_model.ARTIFACT, turn_reader.ARTIFACT, *minilm.GRAPHS.values()]
+    size = sum(f.stat().st_size for f in files if f.exists())
     texts = []
     for day in xb.load_days([str(gate_data.DAYS_DIR)]):
         for rec in day["recordings"][:1]:
@@ -267,7 +261,7 @@ def speed(turns_wanted: int = 2000) -> dict:
         )
         for k in range(0, len(turns), 50)
     ]
-    day = DayInput(owner_name="Maya Okafor", conversations=convs, source_kind="bench")
+    day = DayInput(owner_name="Rosa Quintero", conversations=convs, source_kind="bench")
     from distill.extraction import nlp  # noqa: F401 - load the spaCy pipeline before the clock starts
 
     if hasattr(nlp, "load"):
@@ -286,6 +280,8 @@ def speed(turns_wanted: int = 2000) -> dict:
     rescore_s = time.perf_counter() - t
     return {
         "model_load_s": load_s,
+        "reader_load_s": reader_load_s,
+        "artifact_bytes": size,
         "day_turns": len(turns),
         "day_s": day_s,
         "rescore_s": rescore_s,
@@ -303,80 +299,17 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def print_rows(title: str, rows: list[dict]) -> None:
-    print(f"\n{title}")
-    print(
-        "| set | accepted precision | accepted recall | accepted-or-queued recall | accepted | queued "
-        "| queued / 100 turns | queued true | attribution errors (share of accepted) | traps accepted |"
-    )
-    print("|" + "---|" * 10)
-    for r in rows:
-        prec = _fmt(r["precision"])
-        if "precision_strict" in r:
-            prec += f"; strict {_fmt(r['precision_strict'])}"
-        if "grounded" in r:
-            prec += f"; grounded {_fmt(r['grounded'])}"
-        share = r["attribution_errors"] / r["accepted"] if r["accepted"] else 0.0
-        other = f"; {r['other_persona']} said of self, in the other's persona" if r["other_persona"] else ""
-        print(
-            f"| {r['set']} | {prec} | {_fmt(r['recall_acc'])} | {_fmt(r['recall_any'])} | {r['accepted']} | "
-            f"{r['queued']} | {r['queued_per_100']:.2f} | {_fmt(r['queued_true'])} | "
-            f"{r['attribution_errors']} ({share:.1%}){other} | {r['traps_accepted']} |"
-        )
-
-
-def verdict(rows: list[dict]) -> list[str]:
-    """Which targets the cross-validated figures miss (an empty list: all met)."""
-    misses = []
-    for r in rows:
-        a, b = r["precision"]
-        if b and a / b < TARGETS["precision"]:
-            misses.append(f"{r['set']}: precision {a / b:.2f} < 0.95")
-        want = TARGETS["recall_days"] if r["set"] == "days" else TARGETS["recall_chats"]
-        a, b = r["recall_acc"]
-        if b and a / b < want:
-            misses.append(f"{r['set']}: accepted recall {a / b:.2f} < {want:.2f}")
-        if r["queued_per_100"] > TARGETS["queued_per_100"]:
-            misses.append(f"{r['set']}: {r['queued_per_100']:.1f} queued per 100 turns > 3")
-        a, b = r["queued_true"]
-        if b and a / b < TARGETS["queued_true"]:
-            misses.append(f"{r['set']}: queued true {a / b:.2f} < 0.60")
-        if r["traps_accepted"]:
-            misses.append(f"{r['set']}: {r['traps_accepted']} traps accepted")
-        if r["accepted"] and r["attribution_errors"] / r["accepted"] > 0.01:
-            misses.append(f"{r['set']}: attribution errors {r['attribution_errors']}/{r['accepted']} > 1%")
-    return misses
-
-
-def report(*, refresh: bool = False, with_speed: bool = True) -> int:
-    res = evaluate(refresh=refresh)
-    th = res["cv_thresholds"]
-    print(
-        f"\nTrust gate model: {len(res['cv'])} development sets, 5-fold cross-validation by conversation "
-        f"({res['cv_seconds']:.0f}s); CV thresholds accept {th['accept']}, review {th['review']}"
-    )
-    print_rows(
-        f"Cross-validated (held folds, {res['cv_version']}), {res['assignments']} fold assignments: counts summed "
-        "over them, queued per 100 turns their mean",
-        res["cv"],
-    )
-    print_rows("The first assignment alone (round-robin over sorted names)", res["cv_first"])
-    print_rows(
-        f"Shipped artifact {res['shipped_version']} on its own training data (in-sample, optimistic)", res["shipped"]
-    )
-    misses = verdict(res["cv"])
-    print("\nTargets on the cross-validated figures: " + ("all met" if not misses else "NOT met:"))
-    for m in misses:
-        print(" -", m)
-    if with_speed:
-        s = speed()
-        print(
-            f"\nSpeed ({s['cpus']} CPUs): model load {s['model_load_s'] * 1000:.0f} ms; a {s['day_turns']}-turn day "
-            f"through parse + model + gate {s['day_s']:.2f}s ({s['candidates']} candidates)"
-            f"; re-scored from its kept candidates {s['rescore_s']:.2f}s"
-        )
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(report(refresh="--refresh" in sys.argv, with_speed="--no-speed" not in sys.argv))
+    if "--saved" in sys.argv:
+        raise SystemExit(print_saved(sys.argv[sys.argv.index("--saved") + 1]))
+    if "--speed" in sys.argv:
+        s = speed()
+        print({k: round(v, 3) if isinstance(v, float) else v for k, v in s.items()})
+        raise SystemExit(0)
+    raise SystemExit(
+        report(
+            refresh="--refresh" in sys.argv,
+            with_speed="--no-speed" not in sys.argv,
+            baseline="--no-baseline" not in sys.argv,
+        )
+    )

@@ -156,14 +156,13 @@ def drain_queue(seconds: float = 90) -> int:
     return OrmQ.objects.count()
 
 
-def wearables_problems(owners, servers) -> tuple[int, list[str]]:
+def wearables_problems(owners, servers, forgotten: dict[str, set[str]] | None = None) -> tuple[int, list[str]]:
     """Every synced day stored once and whole: no utterance position twice, and each (source, day) holds exactly
     what one quiet sync of the same provider data stores for a fresh reference user (same conversations and
-    utterance counts), however many syncs of it ran at once."""
+    utterance counts), however many syncs of it ran at once. ``forgotten`` (username → names): people an owner
+    forgot; their reference user forgets the same names before its quiet sync (a forget removes their turns)."""
     from django.db.models import Count
 
-    from accounts import services as accounts
-    from wearables import services as wearables
     from wearables.models import DayTranscript, Utterance
 
     problems: list[str] = []
@@ -175,25 +174,43 @@ def wearables_problems(owners, servers) -> tuple[int, list[str]]:
     stored = DayTranscript.objects.filter(owner__in=owners)
     if servers is None or not stored.exists():
         return Utterance.objects.filter(owner__in=owners).count(), problems
-    ref, _ = accounts.ensure_user(username="loadref", password="load-bench-pass", display_name="Load ref",
-                                  timezone_name="UTC")  # fmt: skip
-    for kind in ("limitless", "bee", "omi"):
-        wearables.update_source(owner=ref, kind=kind, enabled=True, base_url=servers.base_urls[kind],
-                                credentials=servers.credentials[kind])  # fmt: skip
-    wearables.sync_enabled_sources(owner=ref, dates=sorted(set(stored.values_list("local_date", flat=True))))
-
-    def shape(owner) -> dict:
-        days = DayTranscript.objects.filter(owner=owner).select_related("source").prefetch_related("conversations")
-        return {(t.source.kind, t.local_date): (t.utterance_count, sorted(c.external_id for c in t.conversations.all()),
-                                                t.utterances.count()) for t in days}  # fmt: skip
-
-    expected = shape(ref)
+    dates = sorted(set(stored.values_list("local_date", flat=True)))
+    references: dict[frozenset, dict] = {}
     for owner in owners:
-        for key, got in shape(owner).items():
+        names = frozenset((forgotten or {}).get(owner.username, ()))
+        if names not in references:
+            references[names] = _day_shapes(_quiet_reference(f"loadref{len(references)}", servers, dates, names))
+        expected = references[names]
+        for key, got in _day_shapes(owner).items():
             if got != expected.get(key) or got[0] != got[2]:
                 problems.append(f"{owner.username} {key[0]} {key[1]}: stored {got[0]}/{got[2]} utterances, "
                                 f"a quiet sync stores {(expected.get(key) or (0,))[0]}")  # fmt: skip
     return Utterance.objects.filter(owner__in=owners).count(), problems
+
+
+def _quiet_reference(username: str, servers, dates, forgotten_names):
+    """A fresh user with the same three sources, who forgot ``forgotten_names`` first, synced once, quietly."""
+    from accounts import services as accounts
+    from ledger.forget.services import forget_person_names
+    from wearables import services as wearables
+
+    ref, _ = accounts.ensure_user(username=username, password="load-bench-pass", display_name="Load ref",
+                                  timezone_name="UTC")  # fmt: skip
+    for kind in ("limitless", "bee", "omi"):
+        wearables.update_source(owner=ref, kind=kind, enabled=True, base_url=servers.base_urls[kind],
+                                credentials=servers.credentials[kind])  # fmt: skip
+    if forgotten_names:
+        forget_person_names(owner=ref, names=sorted(forgotten_names))
+    wearables.sync_enabled_sources(owner=ref, dates=dates)
+    return ref
+
+
+def _day_shapes(owner) -> dict:
+    from wearables.models import DayTranscript
+
+    days = DayTranscript.objects.filter(owner=owner).select_related("source").prefetch_related("conversations")
+    return {(t.source.kind, t.local_date): (t.utterance_count, sorted(c.external_id for c in t.conversations.all()),
+                                            t.utterances.count()) for t in days}  # fmt: skip
 
 
 def check_integrity(usernames: list[str], stats: Stats, servers=None) -> dict[str, object]:

@@ -1,6 +1,16 @@
-"""Screen collector throughput over a scripted 8-hour day of OCR frames.
+"""Screen events measured two ways: generated sessions judged against their truth, and an 8-hour day's timing.
 
-    python bench/screen.py [--every 2.0] [--hours 8]
+    python bench/screen.py [--sessions 300] [--seed S] [--partition measure|dev] [--failures] [--kind K]
+                           [--every 2.0] [--hours 8] [--tracemalloc] [--no-day] [--no-sessions]
+
+**Generated sessions** (``screen.imitation.generator``): ``--sessions`` sessions of ``--seed`` drawn from the
+held-out ``measure`` word pools (default: ``MEASURE_SEED``, which development and the tests never use), each
+played as a new user would (settings and source through the API, a local ScreenPipe imitation, ``POST
+/screen/collect`` at each of its phased collect moments with the clock moved there) and read back through the
+API. Prints the pass rate overall, per activity family, per distractor kind and per feature, how often the
+event count is exact, and the commonest failure kinds (``--failures`` lists every failing session).
+
+**The 8-hour day**:
 
 Serves ``screen.imitation.scripts.eight_hour_day`` (one OCR frame every ``--every`` seconds: 14,400 frames at
 2 s) from the local ScreenPipe imitation and collects it hour by hour for one fresh user, exactly as the
@@ -55,8 +65,42 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=2.0, help="seconds between OCR frames")
     parser.add_argument("--hours", type=int, default=8)
     parser.add_argument("--tracemalloc", action="store_true", help="also trace Python allocations (slows it ~2x)")
+    parser.add_argument("--sessions", type=int, default=300, help="generated sessions to play and judge")
+    parser.add_argument("--seed", type=int, default=None, help="default: the measurement seed")
+    parser.add_argument("--partition", choices=["measure", "dev"], default="measure")
+    parser.add_argument("--first", type=int, default=0, help="index of the first session")
+    parser.add_argument("--kind", default="", help="only sessions whose activities include this kind")
+    parser.add_argument("--failures", action="store_true", help="list every failing session")
+    parser.add_argument("--no-day", action="store_true")
+    parser.add_argument("--no-sessions", action="store_true")
     args = parser.parse_args()
     use_bench_database(home="/tmp/almanac-bench")
+    print(
+        f"# bench/screen.py — {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}\n"
+    )
+    if not args.no_sessions:
+        bench_sessions(args)
+    if not args.no_day:
+        bench_day(args)
+
+
+def bench_sessions(args) -> None:
+    from screen.imitation.generator import MEASURE_SEED, generate
+    from screen.imitation.generator.report import print_report, run_sessions
+
+    seed = MEASURE_SEED if args.seed is None else args.seed
+    sessions = generate(seed, args.sessions, args.partition, first=args.first)
+    if args.kind:
+        sessions = [s for s in sessions if args.kind in s.kinds]
+    t0 = time.perf_counter()
+    verdicts = run_sessions(sessions)
+    print_report(
+        verdicts, seed=seed, partition=args.partition, seconds=time.perf_counter() - t0, failures=args.failures
+    )
+
+
+def bench_day(args) -> None:
     from django.contrib.auth import get_user_model
 
     from accounts.services import update_settings
@@ -117,10 +161,8 @@ def main() -> None:
         per = outcomes.setdefault(t, {})
         per[outcome or "none"] = per.get(outcome or "none", 0) + 1
     print(
-        f"# bench/screen.py — {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}"
+        f"\n## The 8-hour day\n\nscripted day: {frames} OCR frames over {args.hours} h (one every {args.every:g} s)\n"
     )
-    print(f"scripted day: {frames} OCR frames over {args.hours} h (one every {args.every:g} s)\n")
     print("| metric | figure |")
     print("|---|---|")
     print(f"| whole day collected (hour by hour, 8 collects) | {collect_seconds:.1f} s |")

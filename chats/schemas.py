@@ -8,7 +8,10 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field
 
-from accounts.schemas import ErrorOut  # noqa: F401  (the one error body, re-exported for chats.api)
+from accounts.schemas import (
+    ErrorOut,  # noqa: F401  (the one error body, re-exported for chats.api)
+    IsoDateTime,
+)
 
 MAX_TEXT = 100_000
 MAX_TURN = 50_000  # one ingested message; a 100,000-character "turn" is a pasted file, refused with 422
@@ -23,7 +26,7 @@ class IngestIn(Schema):
     agent_id: str = Field(default="", max_length=200)
     conversation_id: str = Field(min_length=1, max_length=200)
     turns: list[TurnPairIn] = Field(default_factory=list, max_length=5000)
-    session_date: datetime | None = None
+    session_date: IsoDateTime | None = None
     skip_extraction: bool = False
     flush: bool = False
     mode: Literal["auto", "append"] = Field(
@@ -58,13 +61,13 @@ class ParticipantIn(Schema):
 class ConversationTurnIn(Schema):
     speaker: str = Field(min_length=1, max_length=200)
     text: str = Field(max_length=MAX_TEXT)
-    at: datetime | None = None
+    at: IsoDateTime | None = None
 
 
 class ConversationIn(Schema):
     external_id: str = Field(min_length=1, max_length=200)
     title: str = Field(default="", max_length=300)
-    started_at: datetime
+    started_at: IsoDateTime
     participants: list[ParticipantIn] = Field(min_length=1, max_length=50)
     turns: list[ConversationTurnIn] = Field(default_factory=list, max_length=20000)
 

@@ -25,7 +25,7 @@ class Role:
 
 @dataclass(frozen=True)
 class Speaker:
-    name: str  # display name, e.g. "Priya Natarajan", "assistant"
+    name: str  # display name, e.g. "Ragna Solheim", "assistant"
     is_owner: bool = False
     owner_confidence: float = 1.0  # how sure the source is that is_owner is right
     role: str = Role.PERSON

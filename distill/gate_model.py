@@ -155,6 +155,12 @@ def featurize(v: dict) -> dict[str, float]:
     f["s:quote_question"] = float("?" in quote)
     f["s:quote_exclaim"] = float(min(quote.count("!"), 3))
     f["s:content_covers_quote"] = _coverage(v["content"], quote)
+    # the turn reader's logits of the candidate's turn and of its claim read after the turn (distill.turn_reader):
+    # absent when it did not run
+    if "turn_logit" in p:
+        f["t:turn"] = float(p["turn_logit"])
+    if "claim_logit" in p:
+        f["t:claim"] = float(p["claim_logit"])
     # context
     f["c:corroborated"] = float(v["corroborated"])
     f["c:supported"] = float(v["supported"])
@@ -283,8 +289,9 @@ class GateModel:
         x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
         return y0 if x1 == x0 else y0 + (y1 - y0) * (logit - x0) / (x1 - x0)
 
-    def predict(self, v: dict, *, top: int = 5) -> Prediction:
-        logit, contributions = self.logit_of(featurize(v))
+    def predict(self, v: dict, *, top: int = 5, features: dict[str, float] | None = None) -> Prediction:
+        """The prediction for a view ``v``; ``features``: its ``featurize(v)`` when the caller has it already."""
+        logit, contributions = self.logit_of(features if features is not None else featurize(v))
         ok, reason = attribution_ok(v)
         attr = sum(c for n, c in contributions.items() if group_of(n) == "a")
         ranked = sorted(contributions.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:top]

@@ -5,7 +5,7 @@ on top of the shipped model moves that owner's lines.
                           snooze, rescue); an undo calls ``undo_examples``
     refit(owner=...)      nightly (django-q2 schedule ``distill-refit-adjustments``) and on demand (Review page,
                           ``POST /api/v1/review/learning/refit``): fit, guard, store
-    adjuster(owner, ...)  what ``distill.services`` applies after ``trust.score()``: a pure callable
+    adjuster(owner, ...)  what the pass applies after the model (``distill.steps.decision``): a pure callable
     learned(owner)        what the Review page says the gate has learned
 
 The adjustment is a logit offset per (predicate family, subject type) plus one shift for every claim of the
@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from distill import trust
 from distill.models import Mode, OwnerAdjustment, ReviewExample
+from distill.steps import decision
 
 FLOOR = 5  # labelled examples before any adjustment takes effect (PRIOR keeps a few from moving a line far)
 KEY_FLOOR = 4  # examples of one (family, subject type) before it gets its own offset
@@ -129,7 +130,7 @@ NO_ADJUSTMENT = Adjustment()
 def adjust(
     scored: trust.Scored, adjustment: Adjustment | None, *, accept_threshold: float, review_threshold: float = 0.0
 ) -> trust.Scored:
-    """Apply the owner's adjustment to a scored candidate (before ``trust.decide``). Records the shipped
+    """Apply the owner's adjustment to a scored candidate (before ``decision.decide``). Records the shipped
     probability, the key and the offset in ``components`` so a later decision can become an example."""
     cand = scored.candidate
     family = family_of(cand.predicate)
@@ -406,14 +407,14 @@ def current(owner) -> Adjustment | None:
 
 
 def accept_threshold(policy: trust.Policy) -> float:
-    """The auto-accept line the pass decides with (``trust.lines``: the shipped model's in smart mode, unless the
+    """The auto-accept line the pass decides with (``decision.lines``: the shipped model's in smart mode, unless the
     owner set their own), else the policy's."""
-    return float(trust.lines(policy)[0]) if policy.mode == Mode.SMART else float(policy.auto_approve_trust)
+    return float(decision.lines(policy)[0]) if policy.mode == Mode.SMART else float(policy.auto_approve_trust)
 
 
 def review_threshold(policy: trust.Policy) -> float:
     """The line below which the gate asks nothing (smart mode); 0 in the other modes."""
-    return float(trust.lines(policy)[1]) if policy.mode == Mode.SMART else 0.0
+    return float(decision.lines(policy)[1]) if policy.mode == Mode.SMART else 0.0
 
 
 def adjuster(owner, *, policy: trust.Policy):

@@ -173,8 +173,8 @@ class OwnerAdjustment(OwnedModel):
     """The per-owner adjustment on top of the shipped model, refitted nightly and on demand.
 
     States: learning (fewer examples than the floor: no effect) -> active (fitted, passed the precision guard:
-    applied after ``trust.score``) | refused (the guard found it would lower cross-validated precision: no
-    effect). Every refit rewrites the row; ``version`` counts refits.
+    applied after the model, ``distill.steps.decision``) | refused (the guard found it would lower cross-validated
+    precision: no effect). Every refit rewrites the row; ``version`` counts refits.
     """
 
     class Status(models.TextChoices):

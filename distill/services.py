@@ -1,8 +1,8 @@
 """The trust gate's entry points. Any conversation in, trust-scored memories out, every write a ledger commit.
 
-    distill(...)        extract → injection screening → cross-check (corroboration hook) → support from active
-                        memories → judge → score → decide → gates → write (ledger.services) + Claim keys
-    import_native(...)  a provider's own memories through the same score and gates
+    distill(...)        the memory pass (``distill.pipeline``: turns → candidates → support → features → model →
+                        decision → text → write), with what it needs read from the database
+    import_native(...)  a provider's own memories through the same pass, from support on
     remember(...)       an agent's proposal: screened, gated, never auto-accepted, refusals honoured
     upsert_digest(...)  the daily digest episode a source asks for with its conversation titles
 
@@ -13,7 +13,6 @@ claims by (source_key, day_key, claim_hash) and only re-scores them (promote / d
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -23,13 +22,14 @@ from django.utils import timezone as dj_timezone
 from accounts.exceptions import DomainError
 from accounts.services import owner_name, user_timezone
 from accounts.timestamps import zone_or_utc
-from distill import hooks, learning, pipeline, policies, queue, stored_extraction, trust, writing
-from distill.conversation import Conversation, NativeMemory, Role
+from distill import hooks, learning, pipeline, policies, stored_extraction, trust, writing
+from distill.conversation import Conversation, NativeMemory
 from distill.extraction.base import Candidate, content_hash
 from distill.extraction.deterministic import clean
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.inputs import day_input
 from distill.models import Claim, MinImportance, Mode
+from distill.steps import decision
+from distill.steps import text as memory_text
 from distill.writing import PassReport
 from ledger import hashing
 from ledger import queries as ledger_queries
@@ -82,35 +82,6 @@ def _active_memories(owner) -> list[pipeline.ActiveMemory]:
     ]
 
 
-def _evidence_builder(tmap, *, source_key: str, source_type: str, extractor: str, warnings: list[str]):
-    def evidence_for(scored: trust.Scored) -> EvidenceIn:
-        cand = scored.candidate
-        conv, ref = tmap.source_ref(cand)
-        details = scored.evidence_payload() | {
-            "attribution": cand.attribution,
-            "person": cand.person,
-            "kind": cand.kind,
-            "flags": cand.flags,
-            "extraction_confidence": cand.extraction_confidence,
-            "proposition_key": cand.proposition_key,
-            "content_hash": cand.content_hash,
-            "warnings": warnings,
-        }
-        return EvidenceIn(
-            source_type=conv.source_type if conv else source_type,
-            source_ref=ref,
-            quote=cand.evidence.quote if cand.evidence else "",
-            extractor_id=cand.extractor or extractor,
-            extractor_version=cand.extractor_version,
-            capture_confidence=cand.capture_confidence,
-            observed_at=cand.valid_from,
-            source_label=source_key,
-            details=details,
-        )
-
-    return evidence_for
-
-
 def distill(
     *, owner, conversations: list[Conversation], scope_key: str, source_key: str, corroboration=None
 ) -> PassReport:
@@ -119,58 +90,47 @@ def distill(
     Idempotent per scope: memories this source already wrote for the day are matched by claim hash and only
     re-scored. ``corroboration`` overrides the source's registered hook (``distill.hooks``).
     """
-    report = PassReport(scope_key=scope_key)
-    gate = policies.get_policy(owner, source_key)
-    policy = policies.as_trust_policy(gate)
-    if policy.mode == Mode.OFF:
-        report.warnings.append(pipeline.MODE_OFF_WARNING)
-        return report
+    policy = policies.as_trust_policy(policies.get_policy(owner, source_key))
     conversations = [c for c in conversations if c.turns]
-    if not conversations:
-        return report
     day_key = next((c.day_key for c in conversations if c.day_key), "")
-    source_type = conversations[0].source_type
-    day, tmap = day_input(conversations, owner_name(owner), source_kind=source_key.split(":")[-1])
-    day.owner_key = str(owner.pk)  # the LLM extractor's daily call cap is per owner
-    day.timezone = user_timezone(owner).key
-    siblings = [
-        pipeline.SiblingTurn(s.source, s.text, s.is_owner, s.at)
-        for s in hooks.sightings(
-            owner=owner, source_key=source_key, day_key=day_key, scope_key=scope_key, hook=corroboration
-        )
-    ]
     existing = writing.source_day_facts(owner, source_key, day_key)
-    extraction, report.reused_extraction = stored_extraction.extract(owner, scope_key, day)
-    out = pipeline.run(
-        pipeline.PassInput(
-            day=day,
-            extraction=extraction,
-            policy=policy,
-            siblings=siblings,
-            active=_active_memories(owner),
-            existing_hashes=writing.active_hashes(owner) - set(existing),
-            existing_today=sum(1 for f in existing.values() if f.status in writing.ACTIVE),
-            not_a_person={i for i, (_, t) in tmap.turns.items() if t.speaker.role not in Role.SPEAKS_FOR_SOMEONE},
-            adjust=learning.adjuster(owner, policy=policy),
-        )
+    sightings = hooks.sightings(
+        owner=owner, source_key=source_key, day_key=day_key, scope_key=scope_key, hook=corroboration
     )
-    report.warnings, report.extractor = out.warnings, out.extractor
-    _write_pass(
-        owner,
-        out.scored,
-        report,
+    ctx = pipeline.PassContext(
         policy=policy,
-        source_key=source_key,
-        scope_key=scope_key,
-        day_key=day_key,
-        origin=Claim.Origin.EXTRACTED,
-        tags=display_tags(source_key, f"day:{day_key}" if day_key else ""),
-        evidence_for=_evidence_builder(
-            tmap, source_key=source_key, source_type=source_type, extractor=out.extractor, warnings=out.warnings
+        conversations=conversations,
+        owner_name=owner_name(owner),
+        owner_key=str(owner.pk),  # the LLM's daily call cap is per owner
+        timezone=user_timezone(owner).key,
+        source_kind=source_key.split(":")[-1],
+        siblings=[pipeline.SiblingTurn(s.source, s.text, s.is_owner, s.at) for s in sightings],
+        active=_active_memories(owner),
+        existing_hashes=writing.active_hashes(owner) - set(existing),
+        existing_today=sum(1 for f in existing.values() if f.status in writing.ACTIVE),
+        adjust=learning.adjuster(owner, policy=policy),
+        store=stored_extraction.Store(owner, scope_key),
+        report=PassReport(scope_key=scope_key),
+        write=pipeline.WriteTarget(
+            owner=owner,
+            source_key=source_key,
+            scope_key=scope_key,
+            day_key=day_key,
+            origin=Claim.Origin.EXTRACTED,
+            tags=display_tags(source_key, f"day:{day_key}" if day_key else ""),
+            names=[owner_name(owner)],
+            source_type=conversations[0].source_type if conversations else "",
+            with_same_day=True,
         ),
-        with_same_day=True,
     )
+    report = _report(pipeline.run(ctx))
     log.info("distill pass %s: %s", scope_key, report)
+    return report
+
+
+def _report(ctx: pipeline.PassContext) -> PassReport:
+    report = ctx.report
+    report.warnings, report.extractor, report.reused_extraction = ctx.warnings, ctx.extractor, ctx.reused_extraction
     return report
 
 
@@ -205,10 +165,9 @@ def _native_candidate(mem: NativeMemory, source_key: str) -> Candidate | None:
 def import_native(
     *, owner, source_key: str, memories: list[NativeMemory], source_ref: dict | None = None
 ) -> PassReport:
-    """Import a provider's own memories through the gate. Prior = source_trust × 0.9; the policy's
-    ``native_mode`` (smart | review | off) decides. Idempotent by claim hash per source."""
-    from distill.judge import judge
-
+    """Import a provider's own memories through the gate (the pass from its support step on). Prior =
+    source_trust × 0.9; the policy's ``native_mode`` (smart | review | off) decides. Idempotent by claim hash
+    per source."""
     scope_key = f"{source_key}:native"
     report = PassReport(scope_key=scope_key)
     policy = policies.as_trust_policy(policies.get_policy(owner, source_key), native=True)
@@ -216,24 +175,10 @@ def import_native(
         report.warnings.append("native memory import off")
         return report
     candidates = [(c, m) for m in memories if (c := _native_candidate(m, source_key)) is not None]
-    verdicts, warnings = judge([c for c, _ in candidates], owner=owner) if policy.mode == Mode.SMART else ({}, [])
-    report.warnings += warnings
-    scored_items, by_scored = [], {}
-    adjust = learning.adjuster(owner, policy=policy)
-    for cand, mem in candidates:
-        scored = trust.decide(
-            adjust(
-                trust.score(cand, source_trust=policy.source_trust, judge_verdict=verdicts.get(cand.proposition_key))
-            ),
-            policy,
-        )
-        scored_items.append(scored)
-        by_scored[id(scored)] = mem
-    existing = writing.source_day_facts(owner, source_key, "")
-    trust.apply_gates(scored_items, policy, existing_hashes=writing.active_hashes(owner) - set(existing))
+    by_candidate = {id(c): m for c, m in candidates}
 
     def evidence_for(scored: trust.Scored) -> EvidenceIn:
-        cand, mem = scored.candidate, by_scored.get(id(scored))
+        cand, mem = scored.candidate, by_candidate.get(id(scored.candidate))
         return EvidenceIn(
             source_type="native_memory",
             source_ref=dict(source_ref or {}) | {"external_id": getattr(mem, "external_id", "")},
@@ -246,54 +191,27 @@ def import_native(
             details=scored.evidence_payload() | {"native": True, "flags": cand.flags},
         )
 
+    existing = writing.source_day_facts(owner, source_key, "")
     family, _, rest = source_key.partition(":")
-    _write_pass(
-        owner,
-        scored_items,
-        report,
+    ctx = pipeline.PassContext(
         policy=policy,
-        source_key=source_key,
-        scope_key=scope_key,
-        day_key="",
-        origin=Claim.Origin.NATIVE,
-        tags=display_tags(source_key, f"native:{rest}" if rest else "native"),
-        evidence_for=evidence_for,
-    )
-    return report
-
-
-def _write_pass(
-    owner,
-    scored_items: list[trust.Scored],
-    report: PassReport,
-    *,
-    policy: trust.Policy,
-    source_key: str,
-    scope_key: str,
-    day_key: str,
-    origin: str,
-    tags: list[str],
-    evidence_for: Callable[[trust.Scored], EvidenceIn],
-    with_same_day: bool = False,
-) -> None:
-    """Plan and write a pass's scored claims under the scope's lock (``writing.lock_scope``). This source's
-    memories of the day (and, ``with_same_day``, other sources') are read under the lock: a pass that ran
-    meanwhile has keyed its claims."""
-    with transaction.atomic():
-        writing.lock_scope(owner, scope_key)
-        ctx = writing.WriteContext(
+        owner_key=str(owner.pk),
+        items=[pipeline.Item(candidate=c) for c, _ in candidates],
+        existing_hashes=writing.active_hashes(owner) - set(existing),
+        adjust=learning.adjuster(owner, policy=policy),
+        report=report,
+        write=pipeline.WriteTarget(
             owner=owner,
             source_key=source_key,
             scope_key=scope_key,
-            day_key=day_key,
-            origin=origin,
-            tags=tags,
+            day_key="",
+            origin=Claim.Origin.NATIVE,
+            tags=display_tags(source_key, f"native:{rest}" if rest else "native"),
+            names=[owner_name(owner)],
             evidence_for=evidence_for,
-            existing=writing.source_day_facts(owner, source_key, day_key),
-            same_day=writing.other_sources_day_facts(owner, source_key, day_key) if with_same_day else {},
-        )
-        queue.plan_pass(owner, ctx, scored_items, policy=policy, names=[owner_name(owner)])
-        writing.write(ctx, scored_items, report)
+        ),
+    )
+    return _report(pipeline.run_steps(ctx, pipeline.SCORING))
 
 
 @dataclass
@@ -356,7 +274,10 @@ def remember(
     cand = _agent_candidate(text=text, about=about, importance=importance, source_key=source_key)
     # An agent asked for this in so many words: the person decides, whatever the model makes of it as talk
     # (its probability is recorded). Mode off, instruction-like text, the gates and refusals still apply.
-    scored = trust.score(cand, source_trust=policy.source_trust)
+    scored = pipeline.score(cand, source_trust=policy.source_trust)
+    # The agent's sentence when its quote (or the sentence itself) bears it out, else its own words, quoted.
+    names = [owner_name(owner), cand.person]
+    cand.content = memory_text.faithful(cand, [quote], names, speaker=source_key.split(":")[-1], verb="noted")
     scored.decision = scored.scored_decision = trust.PENDING
     scored.reason = "proposed-by-agent"
     return _write_remembered(owner, scored, policy, source_key=source_key, quote=quote, source_ref=source_ref)
@@ -388,7 +309,7 @@ def _write_remembered(owner, scored, policy, *, source_key: str, quote: str, sou
     with transaction.atomic():
         writing.lock_scope(owner, scope_key)
         existing = writing.source_day_facts(owner, source_key, day_key)
-        trust.apply_gates([scored], policy, existing_hashes=writing.active_hashes(owner) - set(existing))
+        decision.apply_gates([scored], policy, existing_hashes=writing.active_hashes(owner) - set(existing))
         same = existing.get(content_hash(cand.content))
         if same is not None and same.status in writing.ACTIVE:
             return RememberResult("duplicate", fact=same, reason="already proposed today", related=same)

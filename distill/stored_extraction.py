@@ -19,7 +19,7 @@ from django.utils import timezone
 from distill.extraction import nlp
 from distill.extraction.base import Candidate, DayInput, ExtractionResult
 from distill.extraction.deterministic import DeterministicExtractor
-from distill.extraction.llm import CALL, extract_day
+from distill.extraction.llm import CALL
 from distill.models import StoredExtraction
 from ledger import llm
 
@@ -32,38 +32,48 @@ def input_hash(day: DayInput) -> str:
     return hashlib.sha256(f"{version}\n{payload}".encode()).hexdigest()
 
 
-def extract(owner, scope_key: str, day: DayInput) -> tuple[ExtractionResult, bool]:
-    """The scope's extraction and whether it was reused (True: the same input was parsed before)."""
-    if llm.llm_configured(CALL):
-        return extract_day(day), False
-    key = input_hash(day)
-    stored = StoredExtraction.objects.owned_by(owner).filter(scope_key=scope_key, input_hash=key).first()
-    if stored is not None:
-        return (
-            ExtractionResult(
-                candidates=[Candidate.from_dict(c) for c in stored.candidates],
-                warnings=list(stored.warnings),
-                extractor=stored.extractor,
-                extractor_version=stored.extractor_version,
-            ),
-            True,
+class Store:
+    """The kept candidates of one (owner, scope): what the candidates step (``distill.steps.candidates``) asks
+    before parsing, and where it keeps a fresh parse."""
+
+    def __init__(self, owner, scope_key: str):
+        self.owner, self.scope_key = owner, scope_key
+
+    def load(self, day: DayInput) -> ExtractionResult | None:
+        """The candidates kept for exactly this input (None: never parsed, changed since, or an LLM configured)."""
+        if llm.llm_configured(CALL):
+            return None
+        stored = (
+            StoredExtraction.objects.owned_by(self.owner)
+            .filter(scope_key=self.scope_key, input_hash=input_hash(day))
+            .first()
         )
-    result = extract_day(day)
-    row = StoredExtraction(
-        owner=owner,
-        scope_key=scope_key,
-        input_hash=key,
-        extractor=result.extractor,
-        extractor_version=result.extractor_version,
-        candidates=[c.as_dict() for c in result.candidates],
-        warnings=list(result.warnings),
-        updated_at=timezone.now(),
-    )
-    # One row per scope; two workers parsing the same scope at once both end with the newer input's row.
-    StoredExtraction.objects.bulk_create(
-        [row], update_conflicts=True, unique_fields=["owner", "scope_key"], update_fields=_KEPT_FIELDS
-    )
-    return result, False
+        if stored is None:
+            return None
+        return ExtractionResult(
+            candidates=[Candidate.from_dict(c) for c in stored.candidates],
+            warnings=list(stored.warnings),
+            extractor=stored.extractor,
+            extractor_version=stored.extractor_version,
+        )
+
+    def keep(self, day: DayInput, result: ExtractionResult) -> None:
+        if llm.llm_configured(CALL):
+            return
+        row = StoredExtraction(
+            owner=self.owner,
+            scope_key=self.scope_key,
+            input_hash=input_hash(day),
+            extractor=result.extractor,
+            extractor_version=result.extractor_version,
+            candidates=[c.as_dict() for c in result.candidates],
+            warnings=list(result.warnings),
+            updated_at=timezone.now(),
+        )
+        # One row per scope; two workers parsing the same scope at once both end with the newer input's row.
+        StoredExtraction.objects.bulk_create(
+            [row], update_conflicts=True, unique_fields=["owner", "scope_key"], update_fields=_KEPT_FIELDS
+        )
 
 
 def forget_for_owner(event) -> dict:

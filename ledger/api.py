@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.db.models import Count, Q
 from django.http import Http404
@@ -10,7 +10,7 @@ from django.utils import timezone
 from ninja import Query, Router, Status
 
 from accounts.owned import get_owned_or_404
-from accounts.schemas import ErrorOut, Offset, limit_type
+from accounts.schemas import ErrorOut, IsoDateTime, Offset, limit_type
 from ledger import chain, permitted_uses, queries, services
 from ledger.exceptions import HeadConflict, InvalidMutation
 from ledger.forget import services as forget_services
@@ -77,8 +77,8 @@ def list_facts(
     subject: str | None = None,
     source: str | None = None,
     tag: str | None = None,
-    valid_at: datetime | None = None,
-    known_at: datetime | None = None,
+    valid_at: IsoDateTime | None = None,
+    known_at: IsoDateTime | None = None,
     use: str | None = None,
     limit: limit_type(500) = 50,
     offset: Offset = 0,
@@ -220,7 +220,7 @@ def _refusal_out(r) -> dict:
 def list_refusals(
     request,
     include_lifted: bool = False,
-    since: datetime | None = None,
+    since: IsoDateTime | None = None,
     limit: limit_type(500) = 100,
     offset: Offset = 0,
 ):
@@ -235,7 +235,7 @@ def list_refusals(
 
 
 @router.get("/refusals/events", response={200: list[RefusalEventOut], **ERRORS})
-def refusal_events(request, since: datetime | None = None, limit: int = Query(100, ge=1, le=500)):
+def refusal_events(request, since: IsoDateTime | None = None, limit: int = Query(100, ge=1, le=500)):
     """Claims a refusal kept out (from any source), newest first; default: the last 7 days."""
     since = since or timezone.now() - timedelta(days=7)
     return [e.__dict__ for e in queries.refusal_events(owner=request.auth, since=since, limit=limit)]

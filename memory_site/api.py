@@ -8,7 +8,6 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
@@ -21,7 +20,8 @@ from distill.api import router as distill_router
 from ledger.api import router as ledger_router
 from ledger.recall.api import router as memory_router
 from memory_site import health as health_checks
-from memory_site.middleware import map_exception
+from memory_site.middleware import error_response, map_exception
+from memory_site.openapi import AlmanacAPI
 from memory_site.schemas import HealthOut
 from review.api import router as review_router
 from screen.api import router as screen_router
@@ -29,7 +29,7 @@ from wearables.api import router as wearables_router
 
 logger = logging.getLogger(__name__)
 
-api = NinjaAPI(title="Almanac API", version="1", urls_namespace="api", auth=api_auth, docs_url="/docs")
+api = AlmanacAPI(title="Almanac API", version="1", urls_namespace="api", auth=api_auth, docs_url="/docs")
 
 
 @api.exception_handler(DomainError)
@@ -79,7 +79,7 @@ def http_error(request, exc: HttpError):
 def server_error(request, exc: Exception):
     # Bad input that only shows late (a body read inside ninja, a value PostgreSQL refuses) is the client's.
     if mapped := map_exception(exc):
-        return api.create_response(request, {"detail": mapped[1]}, status=mapped[0])
+        return error_response(request, *mapped)
     # Log the type and traceback server-side; the client only learns that it failed.
     logger.exception("API error on %s %s", request.method, request.path)
     if settings.DEBUG:

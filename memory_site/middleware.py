@@ -19,11 +19,15 @@ from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
 from accounts.crypto import EncryptionUnavailable
+from accounts.database import LOST, database_trouble
 from accounts.schemas import MAX_OFFSET
 
 logger = logging.getLogger(__name__)
 
 NUL = "\x00"
+# While PostgreSQL restarts (seconds) a request answers 503 and says when to come back, instead of a 500.
+DATABASE_UNAVAILABLE = "the database is unavailable (restarting or unreachable); try again shortly"
+RETRY_AFTER_SECONDS = 5
 BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 JSON_PREFIXES = ("/api/", "/mcp", "/v1/")
 MCP_PATH = "/mcp"
@@ -46,6 +50,13 @@ def wants_json(request: HttpRequest) -> bool:
 
 
 def error_response(request: HttpRequest, status: int, detail: str) -> HttpResponse:
+    response = _error_body(request, status, detail)
+    if status == 503 and detail == DATABASE_UNAVAILABLE:
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def _error_body(request: HttpRequest, status: int, detail: str) -> HttpResponse:
     if wants_json(request):
         return JsonResponse({"detail": detail}, status=status)
     page = (
@@ -204,6 +215,9 @@ def map_exception(exception: Exception) -> tuple[int, str] | None:
         # A configuration problem, not a crash: one clear sentence (never a key) for the page, the API and the log.
         logger.error("encryption at rest: %s", exception)
         return 503, str(exception)
+    if database_trouble(exception) == LOST:
+        logger.warning("database unavailable: %s", (str(exception).strip().splitlines() or [""])[0][:200])
+        return 503, DATABASE_UNAVAILABLE
     if isinstance(exception, DataError):
         # The client's value, but worth a line: a route is missing a bound its schema should declare.
         logger.warning("database refused a value: %s", str(exception).splitlines()[0][:200])

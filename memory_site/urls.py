@@ -6,6 +6,9 @@ from chats import views as chats_views
 from memory_site import views
 from memory_site.api import api
 
+# An exception no view or middleware answered: a database that went away still answers 503 + Retry-After.
+handler500 = "memory_site.views.server_error"
+
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("settings/", views.settings_page, name="settings"),

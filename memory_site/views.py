@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import zoneinfo
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -19,6 +21,7 @@ from ledger.llm.queries import settings_summary as llm_summary
 from memory_site import health as health_checks
 from memory_site import portability
 from memory_site.dashboard import summary as dashboard_summary
+from memory_site.middleware import error_response, map_exception
 
 
 @require_GET
@@ -101,3 +104,14 @@ def export_download(request):
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="almanac-{request.user.get_username()}-{stamp}.zip"'
     return response
+
+
+def server_error(request):
+    """Django's last resort (``handler500``), for an exception raised where no view catches it: in a middleware
+    (the session, the login throttle) or while the response is finished. Called inside Django's ``except``, so the
+    exception is at hand; one the site can name (the database restarting: 503 with ``Retry-After``) is answered as
+    the views answer it, anything else is the plain 500 page."""
+    exception = sys.exc_info()[1]
+    if exception is not None and (mapped := map_exception(exception)):
+        return error_response(request, *mapped)
+    return defaults.server_error(request)

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from datetime import date
 from typing import Literal
 
 from ninja import Schema
 
-from accounts.schemas import schema_from
+from accounts.schemas import IsoDate, schema_from
 from review.queries import Stats
 
 
@@ -71,7 +70,7 @@ class DecideIn(Schema):
     edit: str | None = None
     subject: str | None = None
     merge_into: str | None = None
-    snooze_until: date | None = None
+    snooze_until: IsoDate | None = None
 
 
 class DecideOut(Schema):

@@ -22,6 +22,7 @@ from screen.schemas import (
     SignalStatsOut,
 )
 from screen.services import curate
+from screen.services.collect import ALREADY_RUNNING, CollectBusy
 
 router = Router(tags=["screen"])
 
@@ -149,9 +150,11 @@ def signal_stats(request):
     return queries.signal_stats(request.auth)
 
 
-@router.post("/collect", response={200: CollectOut, 502: ErrorOut})
+@router.post("/collect", response={200: CollectOut, 409: ErrorOut, 502: ErrorOut})
 def collect(request):
     run = services.run_collect(owner=request.auth, trigger="api")
+    if run.error == ALREADY_RUNNING:  # the schedule or another node is collecting: a conflict, not a bad upstream
+        raise CollectBusy(f"{ALREADY_RUNNING}; try again when it has finished")
     if run.status == run.Status.FAILED:
         raise ScreenPipeError(run.error or "collect failed")
     curated = [r for r in curate.curate_pending(owner=request.auth) if r.outcome == "curated"]

@@ -172,7 +172,7 @@ class ScreenFrame(OwnedModel):
 
 class EventQuerySet(OwnedQuerySet):
     def visible(self) -> EventQuerySet:
-        return self.exclude(status=ScreenEvent.Status.REJECTED)
+        return self.exclude(status__in=(ScreenEvent.Status.REJECTED, ScreenEvent.Status.WITHDRAWN))
 
     def open(self) -> EventQuerySet:
         return self.filter(status__in=ScreenEvent.OPEN_STATUSES)
@@ -184,7 +184,8 @@ class EventQuerySet(OwnedQuerySet):
 class ScreenEvent(OwnedModel):
     """A structured event. ``event_type`` is open-ended (``game.match_completed``, ``software.fix_completed``).
 
-    States: provisional -> confirmed | revised -> closed; any -> rejected (by the user). A revision bumps
+    States: provisional -> confirmed | revised -> closed; any -> rejected (by the user); provisional ->
+    withdrawn (by the proposer: the span no longer shows an outcome) -> provisional again if it does. A revision bumps
     ``revision`` with a compare-and-set (``UPDATE ... WHERE revision = n``) and records an ``EventRevision``;
     curation works on one stable revision.
     """
@@ -195,6 +196,7 @@ class ScreenEvent(OwnedModel):
         REVISED = "revised"
         REJECTED = "rejected"
         CLOSED = "closed"
+        WITHDRAWN = "withdrawn"
 
     class Sensitivity(models.TextChoices):
         LOW = "low"

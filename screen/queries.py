@@ -27,7 +27,7 @@ def opening_day(owner) -> date:
     latest = (
         ScreenEvent.objects.owned_by(owner)
         .filter(local_date__lte=today)
-        .exclude(status=ScreenEvent.Status.REJECTED)
+        .visible()
         .order_by("-local_date")
         .values_list("local_date", flat=True)
         .first()

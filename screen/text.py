@@ -167,6 +167,18 @@ def slug(text: str, default: str = "app") -> str:
     return s or default
 
 
+def stems(words) -> set[str]:
+    """Words reduced to a rough stem (plural, -ing, -ed), so "wheels" meets "wheel" and "building" "build"."""
+    out = set()
+    for w in words:
+        for suffix in ("ing", "ed", "es", "s"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 4 and not w.endswith("ss"):
+                w = w[: -len(suffix)]
+                break
+        out.add(w)
+    return out
+
+
 def content_tokens(text: str) -> set[str]:
     """Distinctive tokens for matching a resolution to its problem (words of 3+ letters, minus cue words)."""
     cue_words = set().union(*_CUES.values())

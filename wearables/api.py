@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date
-
 from django.http import Http404
 from ninja import Query, Router, Status
 
 from accounts.owned import get_owned_or_404
-from accounts.schemas import ErrorOut
+from accounts.schemas import ErrorOut, IsoDate
 from accounts.services import user_timezone
 from wearables import queries, services
 from wearables.connectors import ProviderError
@@ -109,10 +107,13 @@ def sync(request, payload: SyncIn):
                 source=services.parse_kind(payload.source),
                 dates=dates,
                 force_memories=payload.force_memories,
+                interactive=True,
             )
         ]
     else:
-        runs = services.sync_enabled_sources(owner=owner, dates=dates, force_memories=payload.force_memories)
+        runs = services.sync_enabled_sources(
+            owner=owner, dates=dates, force_memories=payload.force_memories, interactive=True
+        )
         if not runs:
             raise services.WearablesError(
                 "No source is enabled: enable one with PUT /api/v1/wearables/sources/{source}"
@@ -169,7 +170,7 @@ def transcript_out(owner, t: DayTranscript) -> dict:
 
 
 @router.get("/transcript", response={200: list[TranscriptOut], **ERRORS})
-def transcript(request, date: date, source: str | None = None):
+def transcript(request, date: IsoDate, source: str | None = None):
     """The day transcripts of one local date (one per source; ``source`` narrows to one)."""
     found = queries.transcripts_for_day(request.auth, date, _parse_source(source))
     if not found:
@@ -182,8 +183,8 @@ def search(
     request,
     q: str = Query(..., min_length=1, max_length=500),
     source: str | None = None,
-    date_from: date | None = Query(None, alias="from"),
-    date_to: date | None = Query(None, alias="to"),
+    date_from: IsoDate | None = Query(None, alias="from"),
+    date_to: IsoDate | None = Query(None, alias="to"),
     speaker: str | None = None,
     limit: int = Query(20, ge=1, le=100),
 ):
@@ -202,7 +203,7 @@ def search(
 
 
 @router.get("/memories", response={200: list[dict], **ERRORS})
-def memories(request, source: str | None = None, date: date | None = None, limit: int = Query(50, ge=1, le=500)):
+def memories(request, source: str | None = None, date: IsoDate | None = None, limit: int = Query(50, ge=1, le=500)):
     """Memories taken from wearable transcripts (read from what the trust gate wrote)."""
     from wearables.services.memories import memories_for_day
 

@@ -5,6 +5,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from accounts.schemas import IsoDate
 from distill.schemas import GateMode, GateThresholdsIn, GateThresholdsOut, NativeMode
 
 
@@ -83,7 +84,7 @@ class StatusOut(Schema):
 
 class SyncIn(Schema):
     source: str | None = None
-    date: dt.date | None = None
+    date: IsoDate | None = None
     days: int = Field(2, ge=1, le=366)
     force_memories: bool = False
 

@@ -12,7 +12,7 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from chats.conversation import to_conversation
@@ -147,6 +147,8 @@ def distill_session(*, session: ChatSession) -> str:
                 ChatSession.objects.filter(pk=session.pk).update(title=d.title)
     except DatabaseError as exc:  # the database went away mid-pass (restart, failover): nothing written, retry
         logger.warning("chat session %s lost the database (%s); retrying later", session.pk, type(exc).__name__)
+        # Outside a transaction Django keeps a dead connection until told: drop it so the retry mark reconnects.
+        connection.close_if_unusable_or_obsolete()
         return _retry_or_dead_letter(session, exc)
     except Exception as exc:  # any failure leaves the signals pending and is reported, never half-written
         logger.exception("distilling chat session %s failed", session.pk)

@@ -38,7 +38,7 @@ class ConversationIn:
 
 @dataclass
 class DayInput:
-    owner_name: str  # display name; its first word is used in display text ("Maya is allergic to cashews")
+    owner_name: str  # display name; its first word is used in display text ("Vilde is allergic to cashews")
     conversations: list[ConversationIn]
     source_kind: str = ""
     owner_key: str = ""  # the owner's id: keys the LLM's daily call cap
@@ -113,7 +113,7 @@ FEATURES = {
     "grammatical_person": "first | second | third: how the clause names its subject",
     "subject_relation": "the noun of a possessed subject ('my sister' -> 'sister', 'my ferritin' -> 'ferritin')",
     "subject_plural": "the subject is 'we'",
-    "subject_coordinated": "the subject has conjuncts ('my partner and I'): the verb agrees with them all",
+    "subject_coordinated": "the subject has conjuncts ('my partner and I')",
     "implicit_subject": "'I' left out ('Took the ferry to Hvar')",
     "inherited_subject": "subject shared with a coordinated verb ('I dance, run a school and bake')",
     "negated": "negation on the predicate or 'no' on its object",
@@ -144,7 +144,6 @@ FEATURES = {
     "date_fragment_joined": "a verbless date sentence after the claim was joined to it",
     "date_from_next_turn": "that date came from the same speaker's next turn (evidence spans both)",
     "laughed_at": "the reply opens with laughter",
-    "corrected_in_reply": "the other speaker's reply corrects a word of it ('Not cats.'): review at most",
     "verb_lemma": "lemma of the predicate verb (the complement of a control verb)",
     "verb_tag": "its Penn tag",
     "predicate": "verb lemma + particle/preposition, or 'be <complement> [prep]'",
@@ -171,10 +170,11 @@ FEATURES = {
     "turn_index": "position of the turn in its conversation",
     "turn_n_tokens": "tokens in the whole turn",
     "speaker_is_owner": "the turn is the owner's",
+    "speaker": "the name resolved for the turn's speaker ('' when unknown): whom a quoted memory names",
     "prev_turn_question": "the previous turn ends with '?'",
     "answer_to_question": "built from an answer to the previous turn's question",
     "agreed_across_turns": "a proposal the other speaker agreed to",
-    "introduction": "'This is Marcus. My husband.'",
+    "introduction": "'This is Leif. My husband.'",
     "cancelled_later": "a later turn the same day cancels or moves it",
     "capture_confidence": "how cleanly the device heard the turn",
     "injection_like": "the turn reads like an instruction to an AI",

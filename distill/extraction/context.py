@@ -7,7 +7,10 @@
   Tartu", "What instrument do you play?" / "The oboe." → "<answerer> plays the oboe", "What's your favourite
   dish?" / "Ramen." → "<answerer>'s favourite dish is Ramen";
 - ``QUESTIONS``: the everyday questions about a person ("What do you do?", "Where do you live?", "Date of
-  birth?") and how a short answer reads as a statement.
+  birth?") and how a short answer reads as a statement;
+- any other question to the answerer ("you", "your") answered without a verb ("When's your birthday?" / "March
+  fourth, ninety-five."): the answer's own words, which the memory quotes with the question
+  (``verbless_answer``; no sentence is built).
 
 The built sentence goes through the same parse screen as any claim (``parse_claims.not_a_claim``: questions,
 hypotheticals, talk about the moment, offers, figurative speech). The cues are grammatical (auxiliaries,
@@ -23,6 +26,7 @@ from lemminflect import getAllLemmas, getInflection
 from distill.extraction.base import Candidate, ConversationIn, TurnIn
 from distill.extraction.grammar import third_singular
 from distill.extraction.screens import has_finite_verb, not_a_claim, readings
+from distill.extraction.speakers import NOT_NAMES
 from distill.extraction.text import _SENTENCE, clean
 
 ANSWERED = "answer to a question about the answerer"
@@ -63,7 +67,82 @@ def yes_no_candidate(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, na
     )
 
 
-# --- implicit first person ------------------------------------------------------------------------------------
+# --- any question to the answerer, answered without a verb ----------------------------------------------------
+VERBLESS_CONFIDENCE = 0.7  # the answer's meaning is in the question: two turns, and no verb of its own
+MAX_ANSWER_WORDS = 12
+_SECOND_PERSON = {"you", "your", "yours", "yourself", "ya", "u"}
+_FINITE = {"VBD", "VBP", "VBZ", "MD"}
+
+
+def verbless_answer(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, names: dict, classify):
+    """The answer to another speaker's question to the answerer, said without a verb of its own ("How long have
+    you been on the ferries?" / "Nine years. Six of them on nights."): a candidate about the answerer whose
+    content is the answer's verbless sentences, flagged as an answer so that its memory quotes them with the
+    question (``distill.steps.text``). None when the question is not to the answerer, or the answer has a verb,
+    is only a courtesy, a yes or a no, or says nothing (no noun, name, number or adjective). Asked at most,
+    never accepted on its own."""
+    from distill.extraction import nlp
+
+    asked = conv.turns[pos - 1] if pos else None
+    if asked is None or (asked.speaker_name == utt.speaker_name and asked.is_owner == utt.is_owner):
+        return None
+    question = _SENTENCE.split(clean(asked.text).strip())[-1]
+    if not question.endswith("?"):
+        return None
+    qdoc, adoc = nlp.parse([question, clean(utt.text)])
+    if not any(t.lower_ in _SECOND_PERSON for t in qdoc):
+        return None  # a question about someone else, or about the world
+    answer = _verbless_lead(adoc)
+    if not answer:
+        return None
+    person = "" if utt.is_owner else names.get(utt.speaker_name, "")
+    attribution = "user" if utt.is_owner else ("third_party" if person else "unknown")
+    kind, importance, _ = classify(question)
+    return Candidate(
+        subject="user" if attribution == "user" else (f"person:{person}" if person else "unknown"),
+        predicate=f"{kind or 'other'}:answer",
+        args=sorted({t.lower_ for t in adoc if t.pos_ in ("NOUN", "PROPN", "NUM", "ADJ")}),
+        content=answer,
+        kind=kind or "other",
+        importance=importance if kind else "normal",
+        extraction_confidence=VERBLESS_CONFIDENCE * (0.6 if attribution == "unknown" else 1.0),
+        capture_confidence=1.0,
+        attribution=attribution,
+        person=person,
+        flags=["answer to a question"] + (["speaker not identified"] if attribution == "unknown" else []),
+        # Review at most, like any answer that rests on its question: a verbless reply is as often a joke or a
+        # deflection ("Oh, every day. Twice a day.") as a fact, and the question's words are not the answerer's.
+        ceiling="pending_review",
+        ceiling_reason=ANSWERED if attribution != "unknown" else "subject uncertain",
+    )
+
+
+def _word_of_substance(tok) -> bool:
+    """A noun or adjective English knows ("Hm", "Mm-hm" are none: sounds the tagger calls nouns)."""
+    return tok.pos_ in ("NOUN", "ADJ", "NUM") and not tok.is_stop and bool(readings(tok.lower_))
+
+
+def _verbless_lead(doc) -> str:
+    """The answer's opening sentences that have no finite verb and say something (a noun, a name, a number, an
+    adjective), after a leading courtesy or yes ("Yeah. Nine years." → "Nine years."); "" when the first
+    sentence that says something has a verb, or there is none."""
+    kept: list[str] = []
+    for sent in doc.sents:
+        words = [t for t in sent if not t.is_punct]
+        if not words:
+            continue
+        says = [
+            t for t in words if t.like_num or (t.pos_ == "PROPN" and t.text not in NOT_NAMES) or _word_of_substance(t)
+        ]
+        finite = any(t.tag_ in _FINITE for t in words)
+        if not kept and not says and not finite and len(words) <= 3:
+            continue  # "Yeah.", "Oh, wow.": a courtesy or a yes before the answer
+        if finite or not says or len(words) > MAX_ANSWER_WORDS or sent.text.rstrip().endswith("?"):
+            break
+        kept.append(sent.text.strip())
+        if len(kept) == 2:
+            break
+    return " ".join(kept)
 
 
 # --- answers to yes/no and how-long questions -------------------------------------------------------------------
@@ -212,12 +291,7 @@ def _reply(answer: str) -> str:
     return ""
 
 
-_ANY = re.compile(r"\bany\s+", re.IGNORECASE)
-
-
 def _declarative(aux: str, verb: str, tail: str, negative: bool) -> str:
-    if not negative:
-        tail = _ANY.sub("", tail)  # "Do you have any pets?" / "Yes" → "has pets": "any" asks, it does not state
     if aux in ("are", "were"):
         be = "is" if aux == "are" else "was"
         return f"{be}{' not' if negative else ''} {verb} {tail}".strip()

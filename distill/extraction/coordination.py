@@ -2,12 +2,10 @@
 verb agrees with this one, and conjoined objects as one claim each ("goats and geese" → two).
 
 spaCy's small English model often hangs a new clause on the last object ("… on the studio and things are
-looking up"); the checks here keep such a clause from becoming an object or borrowing the wrong subject.
+looking up"); ``agrees`` keeps such a clause's verb from borrowing the wrong subject.
 """
 
 from __future__ import annotations
-
-from lemminflect import getAllLemmas
 
 from distill.extraction.nlp import subject_of
 
@@ -81,18 +79,6 @@ def object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]
         if t.dep_ == "conj" and t.head in conjuncts:
             conjuncts.append(t)
     conjuncts = [c for c in conjuncts if c.pos_ in ("NOUN", "PROPN", "ADJ", "NUM") or c == obj]
-    # "… on the studio and things are looking up": a noun followed by a finite verb is that verb's subject,
-    # not one more object
-    stray = [c for c in conjuncts if c != obj and _followed_by_finite_verb(c)]
-    if stray:
-        cut = {t.i for c in stray for t in c.subtree}
-        for c in stray:  # and the clause it is the subject of ("… and things are looking up")
-            verb = c.doc[c.i + 1] if c.doc[c.i + 1].dep_ not in ("aux", "auxpass") else c.doc[c.i + 1].head
-            if verb.i > c.i:
-                cut |= {t.i for t in verb.subtree}
-        cut |= {t.i for c in stray for t in c.head.children if t.dep_ in ("cc", "punct") and t.i < c.i}
-        idxs = [i for i in idxs if i not in cut]
-        conjuncts = [c for c in conjuncts if c not in stray]
     if len(conjuncts) < 2 or any(c.pos_ in ("VERB", "AUX") for c in conjuncts[1:]):
         return [(obj, idxs)]
     keep = set(idxs)
@@ -120,22 +106,9 @@ def object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]
             left = {t.i for t in obj.lefts}
             # the first object's determiner is shared by a noun ("a cat and a dog", "a cat and dog"), not by an
             # adjective ("a roller coaster but rewarding" → "… has been rewarding")
-            shared = ("det", "poss") if not _adjectival(c) or _adjectival(obj) else ()
+            shared = ("det", "poss") if c.pos_ != "ADJ" or obj.pos_ == "ADJ" else ()
             rest_wo = [i for i in rest if i not in left or doc[i].dep_ in shared]
             pos = next((n for n, i in enumerate(rest_wo) if i > obj.i), len(rest_wo))
             var = rest_wo[:pos] + own + rest_wo[pos:]
         out.append((c, var))
     return out
-
-
-def _adjectival(tok) -> bool:
-    """An adjective, or a word the tagger called a noun that English has no noun reading of ("a roller coaster
-    but rewarding": "rewarding" is an adjective or a participle, never a noun)."""
-    if tok.pos_ == "ADJ":
-        return True
-    return tok.pos_ == "NOUN" and tok.tag_ == "NN" and "NOUN" not in getAllLemmas(tok.lower_)
-
-
-def _followed_by_finite_verb(tok) -> bool:
-    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
-    return nxt is not None and nxt.tag_ in ("VBZ", "VBP", "VBD", "MD") and nxt.pos_ in ("AUX", "VERB")

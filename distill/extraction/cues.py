@@ -8,10 +8,6 @@ grammatical categories of English in ``lexicon``, not phrases seen in any develo
 
 from __future__ import annotations
 
-import re
-
-from lemminflect import getAllLemmas
-
 from distill.extraction.coordination import aux_of as _aux_of
 from distill.extraction.lexicon import (
     CONDITION_MARKS,
@@ -27,7 +23,6 @@ from distill.extraction.lexicon import (
     LAUGHTER,
     POSITIVE_EVALUATIVES,
     SAY_VERBS,
-    SECOND,
     SUBJECT_DEPS,
     SUPERLATIVE_FRAMES,
 )
@@ -36,14 +31,8 @@ from distill.extraction.nlp import lemma, subject_of
 
 def is_question(sent, head, subject, heads=()) -> bool:
     text = sent.text.rstrip()
-    if _told_in_a_question(head, subject):
+    if text.endswith("?") and _statement_then_question(head, subject, heads):
         return False
-    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
-    if text.endswith("?") and later and subject is not None and subject.lower_ not in SECOND:
-        # "I'm allergic to latex, is that on my file?", "Priya is leaving, did you hear?": a statement, then a
-        # question about it (about the listener's own doings it is a question: "You're moving, is that right?")
-        if not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg"):
-            return False
     if text.endswith("?"):
         # A first-person statement followed by a confirmation tag ("I switched to decaf, remember?") stays one.
         words = [t for t in sent if not t.is_punct]
@@ -65,20 +54,12 @@ def is_question(sent, head, subject, heads=()) -> bool:
     return False
 
 
-def _told_in_a_question(head, subject) -> bool:
-    """A clause the speaker tells inside a question about the listener's knowing it ("Can you believe I've been
-    teaching for ten years?", "Did you know I grew up in Tromso?", "Priya is leaving, did you hear?"): the
-    question is rhetorical (know, hear and believe take the clause as given), the clause a statement. Not one
-    about the listener ("Did you know you're on the rota?" asks them)."""
-    frame = head.head
-    if head.dep_ != "ccomp" or frame == head or frame.dep_ != "ROOT" or lemma(frame) not in ("believe", "know", "hear"):
+def _statement_then_question(head, subject, heads) -> bool:
+    """ "I'm allergic to latex, is that on my file?": the speaker's statement, then a question about it."""
+    later = [h for h in heads if h.i > head.i and not head.is_ancestor(h) or (h.i > head.i and h.dep_ == "conj")]
+    if not later or subject is None or subject.lower_ not in FIRST | FIRST_PLURAL:
         return False
-    if any(c.dep_ == "mark" and c.lower_ in ("if", "whether") for c in head.children):
-        return False  # "Do you know if I left my keys here?": a real question
-    if lemma(frame) == "believe" and not any(a.lower_ in ("can", "could") for a in _aux_of(frame)):
-        return False  # "Do you believe I can win?" asks; "Can you believe I won?" tells
-    listener = subject_of(frame)
-    return listener is not None and listener.lower_ == "you" and subject is not None and subject.lower_ not in SECOND
+    return not any(a.i < subject.i for a in _aux_of(head) if a.dep_ != "neg")
 
 
 def conditional(head) -> bool:
@@ -134,7 +115,7 @@ def quotative_before(head) -> str:
 
 
 def reported(head) -> tuple[bool, str]:
-    """Is this clause what someone else said or thought ("she said she's moving", "Tom thinks I'm a nurse")?
+    """Is this clause what someone else said or thought ("she said she's moving", "Ola thinks I'm a nurse")?
     Returns (reported, the reporter's pronoun class)."""
     quoted_by = quotative_before(head)
     if quoted_by:
@@ -142,8 +123,6 @@ def reported(head) -> tuple[bool, str]:
     h = head
     for _ in range(6):
         if h.dep_ in ("ccomp", "parataxis") and h.head != h:
-            if _told_in_a_question(h, subject_of(h)):
-                return False, "first"  # "Did you know I grew up in Tromso?": the speaker tells it
             gov = h.head
             if lemma(gov) in SAY_VERBS | HEDGE_VERBS | {"hear", "read", "know"}:
                 s = subject_of(gov)
@@ -234,17 +213,3 @@ def sarcasm_cues(sent, doc, turn_docs_after=()) -> int:
     if (words and words[0] in LAUGHTER) or (before and all(t.is_punct or t.lower_ in LAUGHTER for t in before[0])):
         cues += 1  # "Ha. Great, so I'm …": the speaker laughs before saying it
     return cues
-
-
-def corrected_in(reply, claim_text: str) -> bool:
-    """Does the other speaker's reply correct a word of the claim ("I'm allergic to cats." / "Cashews. Not
-    cats.", "I'm moving to Leeds." / "Leicester, not Leeds!")? A "not" that negates a noun or an adjective (not
-    a verb: "I'm not a cat person" says something of its own) whose word the claim holds."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", claim_text)}
-    forms = words | {lemma_ for w in words for found in getAllLemmas(w).values() for lemma_ in found}
-    for tok in reply:
-        if tok.lower_ != "not" or tok.dep_ != "neg" or tok.head.pos_ not in ("NOUN", "PROPN", "ADJ", "NUM"):
-            continue
-        if tok.head.i > tok.i and (tok.head.lower_ in forms or tok.head.lemma_.lower() in forms):
-            return True
-    return False

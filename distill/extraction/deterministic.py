@@ -10,7 +10,7 @@ uncertain subjects are never accepted alone).
 
 Kinds and importance come from small semantic fields (``kinds``); nothing here knows a particular name or
 sentence. Answers to questions across turns, decisions agreed across turns and introductions of a relation
-("This is Marcus. My husband.") are added from the turns around.
+("This is Leif. My husband.") are added from the turns around.
 """
 
 from __future__ import annotations
@@ -28,12 +28,11 @@ from distill.extraction.base import (
     Extractor,
     TurnIn,
 )
-from distill.extraction.cues import corrected_in
 from distill.extraction.grammar import third_person
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
-from distill.extraction.lexicon import LAUGHTER
-from distill.extraction.parse_claims import Claim, _name_like, claims_from_doc, date_fragment
-from distill.extraction.speakers import _INTRODUCTION, _NOT_NAMES, _addressee, _resolve_speakers
+from distill.extraction.lexicon import KIN_GENDER, LAUGHTER
+from distill.extraction.parse_claims import Claim, _name_like, _unknown_capitalised, claims_from_doc, date_fragment
+from distill.extraction.speakers import _INTRODUCTION, NOT_NAMES, _addressee, _resolve_speakers
 from distill.extraction.speakers import is_real_name as is_real_name  # re-exported
 from distill.extraction.text import _LEAD, _SENTENCE, clean
 from ledger.choices import Status
@@ -42,12 +41,12 @@ DROPPED, PENDING = Status.DROPPED, Status.PENDING_REVIEW  # an extractor ceiling
 PRIOR = 0.9  # a plain statement of a memorable kind (health, work, place, ...) about a sure subject
 OTHER_PRIOR = 0.75  # a plain statement outside those kinds
 OWNER_GUESS = 0.5  # below this conversation-level owner confidence, "I" in the owner's turns is not trusted
-CORRECTED = "corrected in the reply"
 # Irony cues (cues.sarcasm_cues) from which a claim is asked at most: on the development sets no candidate with two
 # or more was true (2 of 27,000 had them).
 IRONY_CUES = 2
 UNRESOLVED_OBJECTS = {"it", "they", "this", "that", "these", "those", "he", "she", "one"}  # lemmas of object pronouns
-PRONOUN_WINDOW = 3  # turns back in which "he"/"she"/"they" may find the person just named
+PRONOUN_WINDOW = 6  # turns back in which "he"/"she" may find the person last named
+PRONOUN_GENDER = {"he": "m", "him": "m", "she": "f", "her": "f"}
 STOP = set(
     """a an the and or but of to in on at for from with by as is are was were be been being am has have had do does
 did will would can could should may might shall this that these those it its he she they them his her their there
@@ -97,7 +96,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.28"
+    VERSION = "2.29"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)
@@ -149,14 +148,10 @@ class DeterministicExtractor(Extractor):
             f["injection_like"] = injected
             f["capture_confidence"] = cand.capture_confidence
             f["laughed_at"] = laughed
-            f["corrected_in_reply"] = bool(reply_docs) and corrected_in(reply_docs[0], cand.content)
-            if f["corrected_in_reply"] and not cand.ceiling:
-                # "I'm allergic to cats." / "Cashews. Not cats.": the listener put it right at once; ask
-                cand.ceiling, cand.ceiling_reason = PENDING, CORRECTED
-                cand.flags.append(CORRECTED)
             f["turn_position"] = round(pos / max(len(cturns) - 1, 1), 3)
             f["turn_index"] = pos
             f["speaker_is_owner"] = bool(utt.is_owner)
+            f["speaker"] = ctx.speaker  # the name resolved for who said it ("" when nobody could tell)
             f["turn_n_tokens"] = len(turn.doc)
             f["prev_turn_question"] = bool(pos and cturns[pos - 1].text.rstrip().endswith("?"))
             # The reply that agreed to a proposal is part of it, not a later change of mind.
@@ -221,8 +216,10 @@ class DeterministicExtractor(Extractor):
     def _from_context(self, conv, cturns, turn: _Turn, owner: str, names) -> list[Candidate]:
         utt, pos = turn.utt, turn.pos
         extra: list[Candidate] = []
-        qa = _from_answer(conv, pos, utt, owner, names) or context.yes_no_candidate(
-            conv, pos, utt, owner, names, _classify
+        qa = (
+            _from_answer(conv, pos, utt, owner, names)
+            or context.yes_no_candidate(conv, pos, utt, owner, names, _classify)
+            or context.verbless_answer(conv, pos, utt, owner, names, classify_text)
         )
         if qa is not None:
             extra.append(qa)
@@ -311,7 +308,7 @@ class _TurnContext:
         if kind == "named":
             return self._named_who(claim.subject_name)
         if kind == "pronoun":
-            person = self._resolve_pronoun(claim.subject_i)
+            person = self._resolve_pronoun(claim.subject_i, claim.subject_text)
             if not person:
                 return None
             who = self._named_who(person)
@@ -342,7 +339,7 @@ class _TurnContext:
 
     def _named_who(self, name: str, relation: str = "") -> _Who | None:
         first = name.split()[0] if name else ""
-        if not first or first in _NOT_NAMES:
+        if not first or first in NOT_NAMES:
             return None
         if first.lower() == self.owner.lower():
             return _Who(subject="user", attribution="user", person="", display=self.owner, subject_type="named_person",
@@ -352,14 +349,15 @@ class _TurnContext:
                     subject_type="named_person", confidence=0.85, grammatical="third", relation=relation,
                     speaker=self.speaker, addressee="", sure=True)  # fmt: skip
 
-    def _resolve_pronoun(self, before: int) -> str:
-        """The one person (not a speaker of this conversation) named in this turn before the pronoun or in the
-        few turns before it: a PERSON entity, or a proper noun the parser made a subject or object (never a name
-        after "in", "to", "from", "at" or "near", nor one that modifies a thing: "the Kaplan lab"). Two people
-        seen: nobody (the pronoun stays unresolved)."""
+    def _resolve_pronoun(self, before: int, pronoun: str) -> str:
+        """The person last mentioned before the pronoun, in this turn or the few turns before it, whom the pronoun
+        can stand for: a relation a speaker named with the pronoun's gender ("my sister" said by Ana → "Ana's
+        sister" for "she"), else the last name (a PERSON entity, or a proper noun the parser made a subject, object
+        or possessor; never a name after "in", "to", "from", "at" or "near", nor one that modifies a thing: "the
+        Kaplan lab"). A speaker of this conversation says "I" and is "you": never "he" or "she" here."""
         speakers = {self.owner.lower()} | {n.lower() for n in self.names.values()}
         speakers |= {u.speaker_name.lower() for u in self.conv.turns}
-        seen: list[str] = []
+        mentions: list[tuple[str, str]] = []  # (person, gender or "")
         start = max(0, self.turn.pos - PRONOUN_WINDOW)
         for t in self.cturns[start : self.turn.pos + 1]:
             if t.doc is None:
@@ -367,48 +365,61 @@ class _TurnContext:
             for tok in t.doc:
                 if t is self.turn and tok.i >= before:
                     break
+                relation = self._relation(t, tok)
+                if relation:
+                    mentions.append(relation)
+                    continue
                 # The small model's entity labels are weakest on rare names: a proper noun in a person's slot
                 # (subject, object, apposition) counts too.
-                role = tok.pos_ == "PROPN" and (
-                    tok.dep_ in ("nsubj", "nsubjpass", "dobj", "appos")
-                    # "Marta's van broke down. She …": a possessor too (the small model's recogniser calls most
-                    # names in that slot a place or a firm, so its label is not asked; a claim about someone a
-                    # pronoun stands for is asked at most, never accepted on its own)
-                    or tok.dep_ == "poss"
-                )
+                proper = tok.pos_ == "PROPN" or _unknown_capitalised(tok)
+                role = proper and (tok.dep_ in ("nsubj", "nsubjpass", "dobj", "appos") or _possessor(tok))
                 if not (role or tok.ent_type_ == "PERSON") or tok.ent_type_ in ("DATE", "TIME", "CARDINAL"):
                     continue
                 if not _name_like(tok):
                     continue
                 if tok.head.dep_ == "prep" and tok.head.lower_ in ("in", "to", "from", "at", "near"):
                     continue
-                if tok.dep_ in ("compound", "flat"):
-                    # "Dev" in "Dev Kapoor": the full name is taken at its head; "the Porto lab": a modifier of a
-                    # thing, not someone "he" or "she" can be
+                if _modifier(tok):
                     continue
                 parts = [c.text for c in tok.children if c.dep_ in ("compound", "flat") and c.pos_ == "PROPN"]
                 name = " ".join([*parts, tok.text])
-                if tok.text.lower() not in speakers and tok.text not in _NOT_NAMES:
-                    seen.append(name)
-        return _one_person(seen)
+                if tok.text.lower() not in speakers and tok.text not in NOT_NAMES:
+                    mentions.append((name, ""))
+        gender = PRONOUN_GENDER.get(pronoun.lower(), "")
+        # A relation whose word has the pronoun's gender is surer than a name, whose gender nothing here says.
+        agreeing = [m for m, known in mentions if gender and known == gender]
+        open_names = [m for m, known in mentions if not known]
+        chosen = (agreeing or open_names)[-1:] if mentions else []
+        return _fullest(chosen[0], [m for m, _ in mentions]) if chosen else ""
+
+    def _relation(self, t: _Turn, tok) -> tuple[str, str] | None:
+        """ "my sister" (subject or object) said by a speaker whose name is known → ("<speaker>'s sister", "f")."""
+        word = tok.lemma_.lower()
+        if tok.pos_ != "NOUN" or word not in KIN_GENDER or tok.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
+            return None
+        if not any(c.dep_ == "poss" and c.lower_ == "my" for c in tok.children):
+            return None
+        speaker = self.owner if t.utt.is_owner else self.names.get(t.utt.speaker_name, "")
+        return (f"{speaker}'s {word}", KIN_GENDER[word]) if speaker else None
 
 
-def _one_person(names: list[str]) -> str:
-    """The one person among the names seen ("Dev", "Dev Kapoor" and "Kapoor" are one), else ""."""
-    people: list[set[str]] = []
-    full: list[str] = []
-    for name in names:
-        words = set(name.split())
-        for k, group in enumerate(people):
-            if group & words:
-                group |= words
-                if len(name) > len(full[k]):
-                    full[k] = name
-                break
-        else:
-            people.append(words)
-            full.append(name)
-    return full[0] if len(full) == 1 else ""
+def _possessor(tok) -> bool:
+    """ "Marta's van broke down. She …": a possessor may be whom "she" stands for (the small model's recogniser
+    calls most names in that slot a place or a firm, so its label is not asked; a claim about someone a pronoun
+    stands for is asked at most, never accepted on its own)."""
+    return tok.dep_ == "poss"
+
+
+def _modifier(tok) -> bool:
+    """A name inside a longer name ("Ana" in "Ana Kova": the full name is taken at its head) or modifying a thing
+    ("the Porto lab"): not someone "he" or "she" can be."""
+    return tok.dep_ in ("compound", "flat")
+
+
+def _fullest(name: str, seen: list[str]) -> str:
+    """The longest way the same person was named ("Ana", "Ana Kova" and "Kova" are one)."""
+    words = set(name.split())
+    return max((n for n in seen if words & set(n.split())), key=len, default=name)
 
 
 def order_of_next(cturns, pos: int) -> int:
@@ -484,18 +495,17 @@ def _not_a_statement(claim: Claim) -> bool:
 # --- display text -------------------------------------------------------------------------------------------
 def _render(claim: Claim, who: _Who, ctx: _TurnContext) -> str:
     text = claim.text
-    if claim.features.get("implicit_subject"):  # "Took the ferry" → "I took the ferry"; "Been …" → "I've been …"
-        text = ("I've " if text.lower().startswith("been ") else "I ") + text[:1].lower() + text[1:]
-    coordinated = bool(claim.features.get("subject_coordinated"))
+    if claim.features.get("implicit_subject"):  # "Took the ferry" → "I took the ferry"
+        text = "I " + text[:1].lower() + text[1:]
     if who.grammatical == "first":
         # "you" nobody could name stays a person, never the reader: "Odile will grab someone a coffee".
-        return third_person(text, who.display, "first", addressee=who.addressee or "someone", coordinated=coordinated)
+        return third_person(text, who.display, "first", addressee=who.addressee or "someone")
     if who.grammatical == "second":
-        return third_person(text, who.display, "second", speaker=who.speaker, coordinated=coordinated)
+        return third_person(text, who.display, "second", speaker=who.speaker)
     if claim.subject_kind == "pronoun" and claim.subject_text:
         text = re.sub(rf"\b{re.escape(claim.subject_text)}\b", who.display, text, count=1)
     if re.search(r"\b(?:i|me|my|mine)\b", text, re.IGNORECASE) and ctx.speaker:
-        return third_person(text, ctx.speaker, "first", coordinated=coordinated)
+        return third_person(text, ctx.speaker, "first")
     text = text.strip(" ,.")
     return text[:1].upper() + text[1:] + "." if text else ""
 
@@ -554,7 +564,7 @@ def parse_ceiling(f: dict) -> tuple[str, str]:
     if f.get("in_quote") or f.get("reported"):
         return PENDING, "quoted or reported speech"
     if f.get("sarcasm_cues", 0) >= IRONY_CUES:
-        return PENDING, "irony cues"  # "Ha. Great, so I'm a professional dog walker now."
+        return PENDING, "irony cues"  # a laugh, then "Great, so I'm a certified puddle inspector now."
     return "", ""
 
 
@@ -567,7 +577,7 @@ def _ceiling(f: dict, who: _Who) -> tuple[str, str]:
     if not who.sure and who.grammatical == "first":
         return PENDING, "speaker named only by how others address them"
     if f.get("object_is_pronoun") and f.get("object_head_lemma") in UNRESOLVED_OBJECTS:
-        # "Dana starts them in March": the memory would not say what it is about (its words are kept as said)
+        # "Nell starts them in March": the memory would not say what it is about (its words are kept as said)
         return PENDING, "object is a pronoun the memory does not resolve"
     return "", ""
 
@@ -614,13 +624,13 @@ def _from_answer(conv: ConversationIn, pos: int, utt: TurnIn, owner: str, names)
 
 
 def _from_introduction(text: str, utt: TurnIn, owner: str, names, conv: ConversationIn) -> list[Candidate]:
-    """ "This is Marcus. My husband." / "Meet my sister, Ines": a relation of the speaker's, filed under both."""
+    """ "This is Leif. My husband." / "Meet my sister, Ines": a relation of the speaker's, filed under both."""
     m = _INTRODUCTION.search(text)
     if not m:
         return []
     name = m.group("name1") or m.group("name2")
     relation = (m.group("rel1") or m.group("rel2")).lower()
-    if name.split()[0] in _NOT_NAMES or name.split()[0].lower() == owner.lower():
+    if name.split()[0] in NOT_NAMES or name.split()[0].lower() == owner.lower():
         return []
     if utt.is_owner:
         attribution, person, speaker = "user", "", owner

@@ -1,8 +1,8 @@
 """Rewriting a first- or second-person clause as a third-person sentence about a named person.
 
-"I don't eat meat" → "Sam doesn't eat meat"; "I have two kids" → "Sam has two kids"; "how I fix it" → "how Sam
-fixes it"; "my sister" → "Sam's sister" (every time: "their" could be read as the sister's); "you're my best friend" said by Ana
-to Sam → "Sam is Ana's best friend". Verb agreement uses lemminflect's English lexicon (base form → -s form:
+"I don't eat meat" → "Tove doesn't eat meat"; "I have two kids" → "Tove has two kids"; "how I fix it" → "how Tove
+fixes it"; "my sister" → "Tove's sister" (every time: "their" could be read as the sister's); "you're my best friend" said by Ana
+to Tove → "Tove is Ana's best friend". Verb agreement uses lemminflect's English lexicon (base form → -s form:
 "carry" → "carries", "fix" → "fixes", "go" → "goes"); past forms and modals are left alone.
 """
 
@@ -12,8 +12,6 @@ import re
 from functools import lru_cache
 
 from lemminflect import getAllLemmas, getInflection
-
-from distill.extraction.lexicon import PREPOSITIONS
 
 MODALS = {"can", "could", "will", "would", "shall", "should", "may", "might", "must", "won't", "can't", "couldn't"}
 MODALS |= {"wouldn't", "shouldn't", "mustn't", "mightn't", "cannot"}
@@ -38,8 +36,6 @@ _AGREE = {
     "weren't": "wasn't",
     "ain't": "isn't",
     "go": "goes",
-    "wanna": "wants to",
-    "gotta": "has to",
 }
 # Contracted subject forms.
 _CONTRACTED_FIRST = {"i'm": "is", "i've": "has", "i'll": "will", "i'd": "would", "im": "is", "ive": "has"}
@@ -91,7 +87,7 @@ _PAST_TIME = re.compile(
 
 def _agree_after(toks: list[str], i: int) -> None:
     """Make the verb after the subject at ``toks[i]`` agree with a third-person singular subject, skipping
-    adverbs ("Sam always forgets")."""
+    adverbs ("Tove always forgets")."""
     j = _next_word(toks, i)
     while j < len(toks) and toks[j].lower() in _ADVERBS:
         j = _next_word(toks, j)
@@ -103,13 +99,11 @@ def _agree_after(toks: list[str], i: int) -> None:
         toks[j] = third_singular(word)
 
 
-def third_person(
-    clause: str, name: str, person: str, *, speaker: str = "", addressee: str = "", coordinated: bool = False
-) -> str:
+def third_person(clause: str, name: str, person: str, *, speaker: str = "", addressee: str = "") -> str:
     """Rewrite ``clause`` (``person`` = "first" or "second") about ``name``; the other grammatical person, when it
     appears, refers to ``speaker`` (in a second-person clause) or ``addressee`` (in a first-person clause).
-    ``coordinated``: the clause's subject has conjuncts ("My partner and I are moving"), so the verb after a
-    conjoined "I" keeps agreeing with all of them. Returns a sentence: capitalised, one final full stop."""
+    Returns a sentence: capitalised, one final full stop. (A rewrite that comes out wrong, "Ana and Tove is", is
+    caught by the text step's check and the speaker is quoted instead.)"""
     toks = _tokens(_drop_emphatic(clause))
     subject_words = {"first": ("i",), "second": ("you",)}[person]
     contracted = _CONTRACTED_FIRST if person == "first" else _CONTRACTED_SECOND
@@ -125,8 +119,7 @@ def third_person(
             continue
         if low in subject_words and _is_subject(toks, i, person):
             out.append(name)
-            if not (coordinated and _after_and(toks, i)):
-                _agree_after(toks, i)  # (the last of a coordinated subject: "Ana and Sam are", not "is")
+            _agree_after(toks, i)
             continue
         repl = _first_person_other(low, name) if person == "first" else _second_person_other(low, name)
         if repl is not None:
@@ -145,20 +138,15 @@ _EMPHATIC = re.compile(r"(?<=\w)(?:,)?\s+(?:myself|yourself)(?=\s*(?:[,.!?]|$|\s
 
 def _drop_emphatic(clause: str) -> str:
     """ "I don't eat pork myself" → "I don't eat pork": an emphatic reflexive after its object; a reflexive
-    object right after its verb ("I taught myself") or a preposition ("true to myself") stays."""
+    object right after its verb ("I taught myself") stays."""
 
     def repl(m: re.Match) -> str:
         before = clause[: m.start()].split()
         prev = before[-1].lower().strip(",") if before else ""
         tags = getAllLemmas(prev)
-        return m.group(0) if prev in PREPOSITIONS or ("VERB" in tags and "NOUN" not in tags) else ""
+        return m.group(0) if "VERB" in tags and "NOUN" not in tags else ""
 
     return _EMPHATIC.sub(repl, clause)
-
-
-def _after_and(toks: list[str], i: int) -> bool:
-    words = [t for t in toks[:i] if not t.isspace()]
-    return bool(words) and words[-1].lower() in ("and", "or")
 
 
 def _is_subject(toks: list[str], i: int, person: str) -> bool:

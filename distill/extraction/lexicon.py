@@ -11,6 +11,12 @@ FIRST_PLURAL = {"we", "us", "our", "ours", "ourselves"}
 SECOND = {"you", "your", "yours", "yourself", "u", "ya"}
 # A possessive pronoun standing for its noun ("Mine was the same", "Hers is in Leeds"): what is owned is left out
 STANDALONE_POSSESSIVES = {"mine", "yours", "his", "hers", "ours", "theirs"}
+# English kinship and relation nouns, with the gender the word itself carries ("" when it carries none).
+KIN_GENDER = {"mother": "f", "mom": "f", "mum": "f", "sister": "f", "wife": "f", "daughter": "f", "aunt": "f",
+              "niece": "f", "grandmother": "f", "grandma": "f", "girlfriend": "f", "father": "m", "dad": "m",
+              "brother": "m", "husband": "m", "son": "m", "uncle": "m", "nephew": "m", "grandfather": "m",
+              "grandpa": "m", "boyfriend": "m", "partner": "", "cousin": "", "friend": "", "boss": "",
+              "roommate": "", "neighbour": "", "neighbor": "", "colleague": "", "flatmate": ""}  # fmt: skip
 THIRD_PRONOUNS = {"he", "she", "him", "her"}  # "they" is mostly plural or generic: never resolved to one person
 SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "expl"}
 OBJECT_DEPS = ("dobj", "attr", "acomp", "oprd", "xcomp", "ccomp", "dative", "npadvmod")
@@ -65,8 +71,6 @@ CONDITION_MARKS = {"if", "unless", "whether", "assuming", "provided", "suppose",
 FRAME_MARKS = {"since", "after", "before", "once", "while", "when", "whenever", "until", "till", "as"}
 # Coordinators that start a comment on the claim rather than another part of it ("…, so no cashews at all").
 COMMENT_CONJUNCTIONS = {"so", "but", "yet"}
-# Dashes as a tokeniser leaves them: one closing a short lead-in ("Big news - I adopted a greyhound").
-DASHES = {"-", "–", "—", "--"}
 INTENSIFIERS = {"totally", "literally", "basically", "officially", "absolutely", "completely", "so", "super", "such"}
 POSITIVE_EVALUATIVES = {
     "great",
@@ -101,10 +105,6 @@ CONFIRMATION_TAGS = {"right", "remember", "yeah", "ok", "okay", "see", "huh", "n
 LAUGHTER = {"ha", "haha", "hah", "hahaha", "lol", "lmao", "rofl", "hehe"}
 SUPERLATIVE_FRAMES = {"ever", "world", "history", "life"}
 HYPERBOLE_NUMBERS = {"million", "billion", "trillion", "zillion", "gazillion", "bazillion"}
-# English prepositions (a closed class): a reflexive after one is its object ("true to myself"), not emphatic.
-PREPOSITIONS = {"to", "for", "with", "about", "of", "at", "on", "in", "by", "from", "after", "before", "like", "into",
-                "onto", "toward", "towards", "against", "among", "around", "behind", "beside", "between", "beyond",
-                "over", "under", "upon", "within", "without", "through", "near", "off", "than"}  # fmt: skip
 PARTICLES = {"back", "up", "out", "off", "down", "over", "away", "in", "through", "around", "along", "on"}
 DATE_LABELS = {"DATE", "TIME"}
 QUANTITY_LABELS = {"QUANTITY", "CARDINAL", "MONEY", "PERCENT", "ORDINAL"}

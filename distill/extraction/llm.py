@@ -1,4 +1,4 @@
-"""LLM extractor for any OpenAI-compatible endpoint, with the deterministic extractor behind every chunk.
+"""LLM extraction for any OpenAI-compatible endpoint: one chunk of turns in, the model's screened candidates out.
 
 - **Chunks**: each conversation is cut into chunks of ``CHUNK_TURNS`` turns; one call per chunk.
 - **Structured, fenced, once**: the chunk goes once, as a JSON object of turns inside a fence it cannot close
@@ -6,20 +6,18 @@
   allowed ``kind``/``importance``/``subject`` values listed in the prompt too.
 - **Same parse and model as every candidate**: an item becomes a normal ``Candidate`` only after the quoted turn
   is parsed as the deterministic path parses it: the claim of the turn that says it (``parse_claims``) must
-  exist, its parse features become the candidate's (so the calibrated gate model scores it like any other) and
-  its hard rules set the ``ceiling`` (``deterministic.parse_ceiling``); speaker attribution is checked too. The
-  model's own confidence is stored as ``features["llm_confidence"]``, one feature among others: alone it never
-  decides.
-- **A useless answer is not an answer**: a chunk whose call failed, was refused by the cap, or gave nothing
-  usable (no items, items pointing outside the chunk) gets the deterministic extractor's candidates for its
-  turns, with a warning; only useful answers are cached (key: prompt version, schema, model, data).
+  exist, its parse features become the candidate's (so the gate model scores it like any other) and its hard
+  rules set the ``ceiling`` (``deterministic.parse_ceiling``); speaker attribution is checked too. The model's own
+  confidence is stored as ``features["llm_confidence"]``, one feature among others: alone it never decides.
+- **A useless answer is not an answer**: a failed call, a call the cap refused, or an answer with nothing usable
+  (no items, items pointing outside the chunk, every item stopped by the claim screen) gives ``why`` instead of
+  candidates and is never cached; the candidates step (``distill.steps.candidates``) then takes the deterministic
+  extractor's candidates for those turns. Only useful answers are cached (key: prompt version, schema, model, data).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from functools import partial
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,13 +31,10 @@ from distill.extraction.base import (
     ConversationIn,
     DayInput,
     Evidence,
-    ExtractionResult,
-    Extractor,
     TurnIn,
     normalize_text,
 )
-from distill.extraction.dates import anchor_candidates
-from distill.extraction.deterministic import DROPPED, DeterministicExtractor, parse_ceiling
+from distill.extraction.deterministic import DROPPED, parse_ceiling
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
 from distill.extraction.parse_claims import claims_from_doc
 from distill.extraction.speakers import is_real_name
@@ -108,37 +103,33 @@ def chunk_data(owner: str, chunk: list[TurnIn]) -> dict:
     return {"owner": owner, "turns": turns}
 
 
-class LLMExtractor(Extractor):
+def configured() -> bool:
+    return llm.llm_configured(CALL)
+
+
+class LLMExtractor:
+    """The model's candidates for one chunk of turns (``ask``); the caller decides what stands in for a chunk
+    the model could not answer."""
+
     ID = "llm"
     VERSION = "3.0"
 
-    def extract(self, day: DayInput) -> ExtractionResult:
-        """Never raises: each chunk is the model's (screened) candidates or, failing that, the deterministic ones."""
+    @classmethod
+    def version(cls) -> str:
+        return f"{cls.VERSION}+{llm.model_name()}"
+
+    def ask(self, day: DayInput, conv: ConversationIn, chunk: list[TurnIn]) -> llm.Attempt:
+        """One call for ``chunk``: ``Attempt.value`` is its screened candidates when ``useful``, else ``why``
+        says why none can be used (never raises)."""
         owner = (day.owner_name or "the user").split()[0]
-        result = ExtractionResult(extractor=self.ID, extractor_version=f"{self.VERSION}+{llm.model_name()}")
-        deterministic: ExtractionResult | None = None
-        used_model = False
-        for conv, chunk in chunks(day):
-            span = f"turns {chunk[0].index}-{chunk[-1].index}" if chunk else "an empty chunk"
-            use = partial(self._usable, conv=conv, chunk=chunk, version=result.extractor_version, owner=owner)
-            attempt = llm.ask_or_fall_back(call=CALL, owner=day.owner_key, system=SYSTEM, answer=Answer, use=use,
-                                           data=chunk_data(owner, chunk), prompt_version=PROMPT_VERSION,
-                                           where=span)  # fmt: skip
-            if attempt.useful:
-                used_model = True
-                result.candidates += attempt.value
-                continue
-            if deterministic is None:  # the whole day once: speaker names resolve across the conversation
-                deterministic = DeterministicExtractor().extract(day)
-            indices = {u.index for u in chunk}
-            result.candidates += [
-                c for c in deterministic.candidates if c.evidence and c.evidence.first_index in indices
-            ]
-            result.warnings.append(f"LLM extractor: {attempt.why}; fell back to the deterministic extractor for {span}")
-        if not used_model and deterministic is not None:
-            result.extractor, result.extractor_version = deterministic.extractor, deterministic.extractor_version
-        result.warnings = list(dict.fromkeys(result.warnings))
-        return result
+        span = f"turns {chunk[0].index}-{chunk[-1].index}" if chunk else "an empty chunk"
+
+        def use(answer: Answer):
+            return self._usable(answer, conv=conv, chunk=chunk, version=self.version(), owner=owner)
+
+        return llm.ask_or_fall_back(call=CALL, owner=day.owner_key, system=SYSTEM, answer=Answer, use=use,
+                                    data=chunk_data(owner, chunk), prompt_version=PROMPT_VERSION,
+                                    where=span)  # fmt: skip
 
     def _usable(self, answer: Answer, conv, chunk, version, owner) -> tuple[list[Candidate], str]:
         """(candidates, "") from a useful answer, or ([], why the deterministic path must run)."""
@@ -147,6 +138,9 @@ class LLMExtractor(Extractor):
         if not out:
             items = len(answer.candidates)
             return [], f"the model's answer had nothing usable ({items} items)" if items else "the model found nothing"
+        if all(c.ceiling == DROPPED for c in out):
+            # Nothing of it can become a memory: the parse must not lose what it would have found in these turns.
+            return [], f"every candidate of the model's answer failed the claim screen ({len(out)} items)"
         return out, ""
 
     def _candidate(self, item: Item, by_index: dict, conv: ConversationIn, version: str, owner: str):
@@ -248,7 +242,7 @@ def screen(cand: Candidate, utt: TurnIn, *, drop_words: set[str]) -> None:
 
 
 def _stems(text: str, drop: set[str]) -> set[str]:
-    """Content words, stemmed so that "I work" supports "Sam works"."""
+    """Content words, stemmed so that "I work" supports "Tove works"."""
     return {claim_stem(w) for w in _content_words(text, drop)}
 
 
@@ -256,19 +250,3 @@ def _cap(cand: Candidate, ceiling: str, reason: str) -> None:
     cand.flags.append(reason)
     if ceiling == DROPPED or not cand.ceiling:
         cand.ceiling, cand.ceiling_reason = ceiling, reason
-
-
-def extract_day(day: DayInput) -> ExtractionResult:
-    """The LLM extractor when a model is configured (the deterministic one behind each chunk), else the
-    deterministic extractor."""
-    if not llm.llm_configured(CALL):
-        result = DeterministicExtractor().extract(day)
-        result.warnings.append("no LLM configured: deterministic extractor, score = confidence × prior + corroboration")
-    else:
-        result = LLMExtractor().extract(day)
-    anchor_candidates(result.candidates, day)
-    return result
-
-
-def dumps(result: ExtractionResult) -> str:  # handy for debugging and the bench
-    return json.dumps([c.as_dict() for c in result.candidates], indent=1, default=str)

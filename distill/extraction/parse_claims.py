@@ -35,7 +35,6 @@ from distill.extraction.lexicon import (
     COMMENT_CONJUNCTIONS,
     CONDITION_MARKS,
     CONTROL_VERBS,
-    DASHES,
     DATE_LABELS,
     DISCOURSE_PHRASES,
     FIRST,
@@ -108,10 +107,6 @@ def predicate_heads(sent) -> list:
     for t in sent:
         if t == sent.root:
             continue
-        if t.dep_ == "conj" and _inside_other_clause(t, heads):
-            continue  # "it helped me accept and grow", "… to try and bring in customers": one clause
-        if t.dep_ == "conj" and _second_adjective_of_a_prepositional_object(t):
-            continue  # "I'm a mix of excited and scared to start": one object, "excited and scared"
         if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX"):
             heads.append(t)
         elif t.dep_ == "conj" and subject_of(t) is not None:
@@ -131,32 +126,6 @@ def predicate_heads(sent) -> list:
                 continue  # "I want the launch to be small": one claim of wanting, not a claim about the launch
             heads.append(t)
     return sorted(heads, key=lambda t: t.i)
-
-
-def _inside_other_clause(conj, heads) -> bool:
-    """A verb coordinated with one that is no predicate of its own (a small clause, a purpose clause, a relative
-    clause) and with no subject of its own belongs to that clause: it is not a claim."""
-    first = conj
-    while first.dep_ == "conj" and first.head != first:
-        first = first.head
-    if subject_of(conj) is not None or first.pos_ not in ("VERB", "AUX"):
-        return False
-    if small_clause(first):
-        return True  # "it helped me accept and grow": both verbs are the small clause's
-    if first in heads:
-        return False
-    governing, _ = governing_verb(conj)
-    return governing is None or governing not in heads
-
-
-def _second_adjective_of_a_prepositional_object(conj) -> bool:
-    """A participle the parser hung on the main verb, right after an adjective that is a preposition's object
-    ("a mix of excited and scared", "a bit of tired and worried"): the two adjectives are one object, and the
-    first alone ("a mix of excited") says nothing."""
-    if conj.tag_ not in ("VBN", "VBD") or subject_of(conj) is not None or _aux_of(conj) or conj.i < 2:
-        return False
-    before = conj.doc[conj.i - 2] if conj.doc[conj.i - 1].dep_ == "cc" else None
-    return before is not None and before.pos_ == "ADJ" and before.dep_ == "pobj"
 
 
 def _embedded_wh_clause(clause) -> bool:
@@ -197,8 +166,7 @@ def _drop_ranges(head, heads) -> set[int]:
         marks = {lemma(m) for m in c.children if m.dep_ == "mark"}
         if c.dep_ == "advcl" and (marks & CONDITION_MARKS or (c.i < head.i and marks & FRAME_MARKS)):
             cut.update(t.i for t in c.subtree)
-        elif c.dep_ == "advcl" and c.i > head.i and marks & COMMENT_CONJUNCTIONS and subject_of(c) is not None:
-            # "I'm a farrier so I can't help looking at hooves": the result clause is a comment, as after ", so"
+        elif _result_clause(c, head, marks):
             cut.update(t.i for t in c.subtree)
         elif c.dep_ == "cc" and c.lower_ in COMMENT_CONJUNCTIONS and c.i > head.i and doc[c.i - 1].text == ",":
             # ", so no cashews at all": what follows is a comment on the claim (a second predicate is a head
@@ -211,23 +179,10 @@ def _drop_ranges(head, heads) -> set[int]:
         elif _vocative_before_subject(head, c):
             cut.update(t.i for t in c.subtree)  # "Tomas, I finished the quilt": said to Tomas, not about him
             cut.add(c.right_edge.i + 1)
-        elif c.dep_ in SUBJECT_DEPS and _vocative_subject(c, head):
-            # the name and what leads up to it ("Thanks,", "Cheers,") go; the claim starts after it
-            cut.update(t.i for t in head.subtree if t.i <= c.right_edge.i or (t.i < head.i and t.is_punct))
-        elif c.i > head.i and c.dep_ in ("advcl", "ccomp", "parataxis") and _comment_on_which(c):
-            # "I start a postdoc in March, which still feels unreal": a comment on the claim, not part of it
-            cut.update(t.i for t in c.subtree)
-            cut.add(c.left_edge.i - 1)
-        elif c.dep_ == "advcl" and c.i < head.i and getattr(subject_of(c), "tag_", "") == "WDT":
-            # "Which reminds me, I'm off to Oslo": a comment on what was said before, then the claim
-            cut.update(t.i for t in c.subtree)
-            if c.right_edge.i + 1 < head.i and doc[c.right_edge.i + 1].is_punct:
-                cut.add(c.right_edge.i + 1)
         elif c.dep_ == "cc" and c.i < head.i and head.dep_ != "ROOT":
             cut.add(c.i)
         elif c.dep_ == "cc" and any(o.i > c.i and head.is_ancestor(o) for o in heads if o != head):
-            if not (c.i + 1 < len(doc) and _second_adjective_of_a_prepositional_object(doc[c.i + 1])):
-                cut.add(c.i)  # (the "and" of "a mix of excited and scared" joins the object, not a clause)
+            cut.add(c.i)
     for t in head.subtree:  # a non-restrictive relative clause (", which is great") comments on the claim
         start = min(x.i for x in t.subtree)
         if t.dep_ == "relcl" and t.i not in cut and start > 0 and doc[start - 1].text == ",":
@@ -236,11 +191,10 @@ def _drop_ranges(head, heads) -> set[int]:
     return cut
 
 
-def _comment_on_which(clause) -> bool:
-    """A clause on "which" set off by a comma that the parser hung on the verb (a relative clause's reading)."""
-    subject = subject_of(clause)
-    start = clause.left_edge.i
-    return subject is not None and subject.tag_ == "WDT" and subject.i == start and clause.doc[start - 1].text == ","
+def _result_clause(c, head, marks: set[str]) -> bool:
+    """ "I'm a farrier so I can't help looking at hooves": a result clause after "so" without a comma is a
+    comment, as after ", so"."""
+    return c.dep_ == "advcl" and c.i > head.i and bool(marks & COMMENT_CONJUNCTIONS) and subject_of(c) is not None
 
 
 def _vocative_before_subject(head, c) -> bool:
@@ -250,16 +204,6 @@ def _vocative_before_subject(head, c) -> bool:
         return False
     after = c.right_edge.i + 1
     return after < subject.i and c.doc[after].text == "," and _name_like(c)
-
-
-def _vocative_subject(subject, head) -> bool:
-    """A name the parser made the subject of a verb that does not agree with it, set off by punctuation
-    ("Thanks, Priya - really appreciate your help"): said to Priya, with the speaker's "I" left out."""
-    if subject is None or subject.tag_ != "NNP" or head.tag_ != "VBP" or _aux_of(head) or subject.i > head.i:
-        return False
-    if any(c.dep_ == "conj" for c in subject.children):
-        return False  # "Dev and Marcus - live in Decatur now": two names agree with "live"
-    return any(t.is_punct for t in head.doc[subject.right_edge.i + 1 : head.i]) and _name_like(subject)
 
 
 def _span_text(doc, idxs: list[int]) -> str:
@@ -289,8 +233,6 @@ def _clause_tokens(head, heads, subject) -> list[int]:
         elif head.tag_ in ("VB", "VBG", "VBN") and not _aux_of(head):
             parent = head.head
             extra += [a.i for a in _aux_of(parent) if a.dep_ != "neg"]
-        elif _participle_after_present_copula(head):
-            extra.append(head.head.i)  # "I'm nervous and scared to fly" → "… is scared to fly", not "… scared to fly"
         idxs = sorted(set(extra)) + idxs
     # Leading discourse words and conjunctions are not part of the claim ("so", "and", "well", "oh", ",").
     doc = head.doc
@@ -307,17 +249,14 @@ def _clause_tokens(head, heads, subject) -> list[int]:
         idxs.pop(0)
     # "Great, so I'm …", "Honestly, I …": a short opener closed by a comma before the subject goes too.
     if subject is not None and idxs and idxs[0] < subject.i:
-        idxs = _after_discourse_phrase(doc, idxs, subject)
         commas = [n for n, i in enumerate(idxs) if i < subject.i and doc[i].text == ","]
         if commas and commas[-1] <= 3 and not any(_says_something(doc[i]) for i in idxs[: commas[-1]]):
             idxs = idxs[commas[-1] + 1 :]
         while idxs and idxs[0] < subject.i and doc[idxs[0]].lower_ in ("so", "and", "but", "well", "oh", "then"):
             idxs.pop(0)
-        idxs = _after_dash_lead_in(doc, idxs, subject)
-        idxs = _after_fragment_lead_in(doc, idxs, head, subject)
     while idxs and doc[idxs[-1]].is_punct:
         idxs.pop()
-    # "…, Sam.": a name said to the listener closing the clause is not part of it.
+    # "…, Tove.": a name said to the listener closing the clause is not part of it.
     if len(idxs) > 3 and doc[idxs[-1]].pos_ == "PROPN" and doc[idxs[-2]].text == "," and _name_like(doc[idxs[-1]]):
         idxs = idxs[:-2]
     return _before_closing_discourse(doc, idxs)
@@ -346,50 +285,6 @@ def _says_something(tok) -> bool:
     return tok.pos_ in ("NOUN", "PROPN", "VERB")
 
 
-def _participle_after_present_copula(head) -> bool:
-    """A past form coordinated with a present "am"/"is"/"are" and with no subject or auxiliary of its own is a
-    participle the copula carries ("I'm a bit nervous and scared to fly"), not a past verb."""
-    parent = head.head
-    return (
-        head.dep_ == "conj"
-        and head.tag_ == "VBD"
-        and not _aux_of(head)
-        and lemma(parent) == "be"
-        and parent.tag_ in ("VBP", "VBZ")
-        and not any(c.dep_ in ("dobj", "nsubj") for c in head.children)
-    )
-
-
-def _after_discourse_phrase(doc, idxs: list[int], subject) -> list[int]:
-    """ "By the way, I've started swimming" → "I've started swimming": a discourse marker of several words and
-    its comma, before the subject."""
-    for phrase in DISCOURSE_PHRASES:
-        n = len(phrase)
-        lead = [doc[i] for i in idxs[: n + 1]]
-        if len(lead) == n + 1 and tuple(t.lower_ for t in lead[:n]) == phrase and lead[n].text == ",":
-            if idxs[n] < subject.i:
-                return idxs[n + 1 :]
-    return idxs
-
-
-MAX_LEAD_IN = 6  # tokens before the dash
-
-
-def _after_fragment_lead_in(doc, idxs: list[int], head, subject) -> list[int]:
-    """An answer's fragment before the clause goes: one joined by ", and" / ", but" ("Every Sunday, and I run
-    the choir"; "A bit, but I love it"), and what leads up to a subordinator the parser took for the sentence's
-    own ("In Kumasi, at my aunt's church, before I moved to Leeds" → "I moved to Leeds")."""
-    for n, i in enumerate(idxs):
-        if i >= subject.left_edge.i:
-            break
-        if doc[i].dep_ == "cc" and i > 0 and doc[i - 1].text == "," and i + 1 == subject.left_edge.i:
-            return idxs[n + 1 :]
-    mark = _root_mark(head)
-    if mark is not None and mark.i < subject.i and mark.i in idxs:
-        return [i for i in idxs if i > mark.i]
-    return idxs
-
-
 def _root_mark(head):
     """The subordinator of a sentence that is only a subordinate clause ("Before I moved to Leeds.", "While I
     lived in Hull."). Such a clause in the past or after "because" is told as a fact; any other ("Once I finish
@@ -404,16 +299,6 @@ def _root_mark(head):
 def _told_as_fact(head, mark) -> bool:
     past = head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in _aux_of(head))
     return lemma(mark) == "because" or past
-
-
-def _after_dash_lead_in(doc, idxs: list[int], subject) -> list[int]:
-    """ "Big news - I adopted a greyhound" → "I adopted a greyhound": a short lead-in closed by a dash before
-    the clause's subject is not part of the claim (a dash inside the subject, "my sister - a nurse -", is)."""
-    own = {t.i for t in subject.subtree}
-    dashes = [n for n, i in enumerate(idxs) if i < subject.i and doc[i].text in DASHES and i not in own]
-    if not dashes or dashes[-1] > MAX_LEAD_IN or any(i in own for i in idxs[: dashes[-1]]):
-        return idxs
-    return idxs[dashes[-1] + 1 :]
 
 
 def _object_of(head):
@@ -490,6 +375,12 @@ def _is_common_word(word: str) -> bool:
     return bool(tags) and "PROPN" not in tags
 
 
+def _unknown_capitalised(tok) -> bool:
+    """A capitalised word the tagger took for a common noun that English has no common word for ("Anders sold
+    the boat": the small model reads rare names as plural nouns)."""
+    return tok.pos_ == "NOUN" and tok.text[:1].isupper() and not _is_common_word(tok.text)
+
+
 def _name_like(tok) -> bool:
     """A proper-noun subject is a person's name when the recogniser says PERSON, or when the word is no common
     English word: the tagger marks any capitalised sentence-initial noun PROPN ("Dance is my escape")."""
@@ -513,10 +404,12 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
         return "second", "", ""
     if low in THIRD_PRONOUNS:
         return "pronoun", low, ""
-    if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON") and _name_like(subject):
+    if (subject.pos_ == "PROPN" or subject.ent_type_ == "PERSON" or _unknown_capitalised(subject)) and _name_like(
+        subject
+    ):
         nxt = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
         if nxt is not None and nxt.text in (",", "!") and nxt.i < head.i:
-            return "none", "", ""  # "Hey Caroline, that trip was wild": a name said to someone, not a subject
+            return "none", "", ""  # "Hey Kari, that trip was wild": a name said to someone, not a subject
         # A one-word "ORG" is often a rare first name to the small model ("Ingrid is a dentist"); places, works
         # and longer organisation names are things.
         org = subject.ent_type_ == "ORG" and any(
@@ -524,7 +417,7 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
         )
         if org or subject.ent_type_ in PLACE_LABELS | {"PRODUCT", "WORK_OF_ART", "EVENT", "NORP", "LAW", "LANGUAGE"}:
             return "thing", "", ""
-        parts = [t for t in subject.subtree if t.pos_ == "PROPN" and (t == subject or t.dep_ in ("compound", "flat"))]
+        parts = [t for t in subject.subtree if t == subject or (t.pos_ == "PROPN" and t.dep_ in ("compound", "flat"))]
         return "named", " ".join(t.text for t in sorted(parts, key=lambda t: t.i)), ""
     appos = next((c for c in subject.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
     if appos is not None and subject.pos_ == "NOUN":
@@ -537,10 +430,10 @@ def _subject_kind(subject, head) -> tuple[str, str, str]:
             return "possessed", subject.lemma_.lower(), "second"
         if poss.lower_ in FIRST_PLURAL:
             return "possessed", subject.lemma_.lower(), "first_plural"
-        # "Priya's sister": appositive or named possessor
+        # "Ragna's sister": appositive or named possessor
         if poss.pos_ == "PROPN":
             return "possessed", subject.lemma_.lower(), poss.text
-    # "my sister Dana" / "my friend, Dana": an appositive name
+    # "my sister Nell" / "my friend, Nell": an appositive name
     appos = next((c for c in subject.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN"), None)
     if appos is not None:
         return "named", appos.text, ""
@@ -591,7 +484,7 @@ def _stranded_auxiliary(head) -> bool:
     """An auxiliary or copula whose verb phrase was left out, shown by the comma right after it ("I have,
     twice.", "I was, for a while.", "I will, next week."), or by an answer particle there ("I am, yes, nights
     mostly."): it stands for the question before it, which ``context.yes_no_candidate`` reads; on its own it
-    says nothing ("Sam has, twice.")."""
+    says nothing ("Tove has, twice.")."""
     doc = head.doc
     if head.i + 1 >= len(doc) or doc[head.i + 1].text != ",":
         return False
@@ -649,7 +542,7 @@ def _claims_for_head(doc, sent, head, heads) -> list[Claim]:
     if not idxs:
         return []
     if small_clause(head):
-        # "The colours make me feel calm" → "The colours make Sam feel calm", not "Sam feel calm"
+        # "The colours make me feel calm" → "The colours make Tove feel calm", not "Tove feel calm"
         governor = head.head
         lead = subject_of(governor)
         idxs = sorted(
@@ -698,27 +591,20 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
     """The clause's subject: its own, one shared with a coordinated verb, an omitted "I" ("Took the ferry…"),
     or a thing said to be the speaker's ("Gardening is my escape"). None for orders and embedded questions."""
     subject = subject_of(head)
-    vocative = _vocative_subject(subject, head)
-    if vocative:
-        subject = None
     inherited = False
-    if subject is None and not vocative and comma_spliced_order(head):
+    if subject is None and comma_spliced_order(head):
         return None  # "I'm in the car, hold on": an order of its own, not "… holds on"
-    if subject is None and not vocative:
+    if subject is None:
         subject = _inherited_subject(head)
         inherited = subject is not None
     if inherited and not agrees(subject, head):
         return None  # "I'm working on the studio and things are looking up": "are" has a subject of its own
     kind, name, possessor = _subject_kind(subject, head)
-    implicit = vocative
-    if vocative:
-        kind = "first"
-    elif subject is None and head.dep_ == "ROOT":
+    implicit = False
+    if subject is None and head.dep_ == "ROOT":
         first_word = next((t for t in sent if not t.is_punct and t.dep_ not in ("intj", "cc", "advmod")), None)
         if first_word == head and (head.tag_ in ("VBD", "VBN") or _past_form(head)):
             kind, implicit = "first", True  # "Took the ferry to Hvar last week": "I" left out
-        elif head.tag_ == "VBG" and any(a.lower_ == "been" for a in aux) and first_word in aux:
-            kind, implicit = "first", True  # "Been learning the oud"
     first_tok = next((t for t in head.subtree if not t.is_punct), None)
     if (
         first_tok is not None
@@ -726,7 +612,7 @@ def _find_subject(sent, head, real, aux) -> _Subject | None:
         and head.dep_ != "ROOT"
         and first_tok.i < (subject.i if subject is not None else head.i)
     ):
-        return None  # "… why Dev moved", "what she said": an embedded question or relative, not a claim
+        return None  # "… why Oddny moved", "what she said": an embedded question or relative, not a claim
     if subject is None and not implicit and head.tag_ == "VB" and head.dep_ == "ROOT":
         return None  # an order
     if kind == "thing" and subject is not None and subject.pos_ != "PRON":
@@ -834,9 +720,7 @@ def _moment_features(toks: list, real, f: dict) -> dict:
         and f.get("modality") in ("will", "can", "want")
         or (real.head.lower_ == "let" and any(c.lower_ == "me" for c in real.head.children)),
         "figurative_cues": int(figurative),
-        # "I have three of my own": a bare number for an object leaves out what is counted
-        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS | STANDALONE_POSSESSIVES
-        or any(o.tag_ == "CD" and not any(c.dep_ == "nummod" for c in o.children) for o in objects),
+        "object_vague": f.get("object_head_lemma", "") in VAGUE_WORDS | STANDALONE_POSSESSIVES,
     }
 
 

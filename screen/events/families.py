@@ -2,11 +2,13 @@
 ``game.match``, ``meeting.call``, ...), not which program showed it. Pure, no database.
 
 The mapping is data (``screen/data/app_families.json``, provenance beside it): well-known programs and sites
-to a family or a namespace, and each family's general cue words. A span is scored by the cues in its window
-titles and URL path (twice), its lines (once) and its outcome lines (twice); a win/loss/draw is a contest.
-With no family clearly ahead, the program's namespace (or ``task``) and a word describing the activity (the
-head noun of the window title without the program's name, else of the outcome line) make a generic family:
-an unknown program still gets a type that says what was going on, never its own name as the namespace.
+to a family or a namespace, each family's general cue words, the outcomes each namespace's activities can have,
+and the families one only reads or watches. A span is scored by the cues in its window titles (the page's own
+part: never the program's, the site's or the browser's name) and URL path (twice) and its lines (once); a family
+needs two different cues (one stray word, a "job" on an application form, types nothing) unless the data maps
+the program or site to it. With no family clearly ahead, the program's namespace (or ``task``) and the head
+noun of the page's title make a generic family: an unknown program still gets a type that says what was going
+on, never its own name as the namespace.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from screen.events.outcomes import ALL_WORDS, CONTEST
+from screen.events.outcomes import ALL_WORDS, CONFIRMED, CONTEST, CONTROL_VERBS, PROGRESS, SENT, SUCCESS
 from screen.text import SCREEN_STOPWORDS, slug
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "app_families.json"
 MIN_SCORE = 2
+HEADLINE_WORDS = 6
 # A head noun is never the window's own chrome ("Untitled window", "Home page").
 _HEAD_NOUN_STOP = SCREEN_STOPWORDS | frozenset("app window page home untitled dashboard".split())
 
@@ -38,6 +41,9 @@ class Mapping:
     notifications: frozenset[str]
     standalone: frozenset[str]
     cues: dict[str, re.Pattern]
+    mirrors: frozenset[str]
+    observational: frozenset[str]
+    outcome_words: dict[str, dict[str, str]]
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,11 +63,15 @@ def mapping() -> Mapping:
         notifications=frozenset(n.lower() for n in data["notifications"]),
         standalone=frozenset(data["standalone"]),
         cues=cues,
+        mirrors=frozenset(m.lower() for m in data["mirrors"]),
+        observational=frozenset(data["observational"]),
+        outcome_words=data["outcome_words"],
     )
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[\s_\-–—/·|:]+", " ", (text or "").lower()).strip()
+    text = (text or "").lower().replace("\u200b", "").replace("\u200c", "").replace("\ufeff", "")
+    return re.sub(r"[\s_\-–—/·|:]+", " ", text).strip()
 
 
 def host_of(url: str) -> str:
@@ -133,14 +143,76 @@ def is_standalone(family: str) -> bool:
     return family in mapping().standalone
 
 
-def _score(fields: list[tuple[str, int]]) -> dict[str, int]:
-    scores: dict[str, int] = {}
+@functools.lru_cache(maxsize=1)
+def cue_words() -> frozenset[str]:
+    """Every word of every family's cues, and the words of every screen's controls: vocabulary any two
+    activities of a kind share, so it never ties one span to another."""
+    data = json.loads(DATA_FILE.read_text())
+    words = {w for cues in data["families"].values() for cue in cues for w in _norm(cue).split()}
+    return frozenset(words | CONTROL_VERBS)
+
+
+def is_mirror(app: str) -> bool:
+    """A program showing another device's screen: its window title names the device, not the activity."""
+    return _norm(app) in mapping().mirrors or bool(app_words(app) & mapping().mirrors)
+
+
+def is_observational(family: str) -> bool:
+    """A family one reads or watches (news, feeds, videos): its pages report other people's outcomes."""
+    return family in mapping().observational
+
+
+def family_outcome(word: str, family: str) -> str:
+    """The family's own word for a generic outcome (a payment that went through is ``paid``), or "" when an
+    activity of this family cannot have that outcome. Unknown namespaces take every outcome but contests."""
+    words = mapping().outcome_words.get(family.split(".", 1)[0])
+    if words is None:
+        return "" if word in CONTEST else {SENT: CONFIRMED, PROGRESS: SUCCESS}.get(word, word)
+    return words.get(word, "")
+
+
+_PROMPT = re.compile(r"^\s*[$%] \S")  # a command typed at a shell prompt: a terminal, whatever it is called
+_TITLE_SEPARATORS = re.compile(r"\s+[—–|·-]\s+")
+
+
+def page_titles(windows: list[str], app: str, url: str) -> list[str]:
+    """The page's own part of each window title: its first part that names neither the program, the site nor
+    the browser ("Cabins in Bergen | Fjordstays — Mozilla Firefox" -> "Cabins in Bergen"), none for a mirror."""
+    if is_mirror(app):
+        return []
+    own = app_words(app)
+    host = re.sub(r"[^a-z0-9]", "", host_of(url))
+    out = []
+    for window in windows:
+        parts = [p for p in _TITLE_SEPARATORS.split(window or "") if p.strip()]
+        kept = []
+        for i, part in enumerate(parts):
+            words = set(_norm(part).split())
+            squashed = re.sub(r"[^a-z0-9]", "", _norm(part))
+            names_program = bool(words & own) or (squashed and squashed in re.sub(r"[^a-z0-9]", "", app.lower()))
+            names_site = bool(host) and len(squashed) >= 4 and squashed in host
+            if i and (names_program or names_site):
+                continue
+            if not i and len(parts) > 1 and (names_program or names_site):
+                continue
+            kept.append(part)
+        if kept:
+            out.append(kept[0])  # "Page — Site": what precedes the site's name is the page's own
+    return out
+
+
+def _score(fields: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
+    """Per family: (weighted score, number of different cues found)."""
+    scores: dict[str, tuple[int, int]] = {}
     for family, pattern in mapping().cues.items():
-        total = 0
+        total, distinct = 0, set()
         for text, weight in fields:
-            total += weight * len(set(pattern.findall(text)))
+            found = set(pattern.findall(text))
+            total += weight * len(found)
+            distinct |= found
         if total:
-            scores[family] = total
+            # A cue of two words or more ("brew install", "boarding pass") is as telling as two cues.
+            scores[family] = (total, sum(min(2, len(cue.split())) for cue in distinct))
     return scores
 
 
@@ -151,33 +223,28 @@ def head_noun(text: str, exclude: set[str]) -> str:
     return words[-1] if words else ""
 
 
-def classify(
-    *, app: str, url: str, windows: list[str], lines: list[str], outcome_lines: list[str], outcome: str = ""
-) -> str:
+def classify(*, app: str, url: str, windows: list[str], lines: list[str], outcome_lines: list[str] = ()) -> str:
     """The span's activity family, ``namespace.name`` (always valid for ``validate_event_type``)."""
+    titles = page_titles(windows, app, url)
     paths = " ".join(urlsplit(u).path for u in ([url] if url else []))
-    fields = [
-        (_norm(" ".join(windows)), 2),
-        (_norm(paths), 2),
-        (_norm("\n".join(lines)), 1),
-        (_norm("\n".join(outcome_lines)), 2),
-    ]
+    # A title that is a sentence (an article's, a post's headline) tells what one reads, not what one does.
+    names = [t for t in titles if len(t.split()) <= HEADLINE_WORDS]
+    headlines = [t for t in titles if len(t.split()) > HEADLINE_WORDS]
+    fields = [(_norm(" ".join(names)), 2), (_norm(paths), 2), (_norm("\n".join([*headlines, *lines])), 1)]
     scores = _score(fields)
-    if outcome in CONTEST:
-        scores["game.match"] = scores.get("game.match", 0) + 3
-    given = mapped(app, url)
+    given = mapped(app, url) or ("software" if any(_PROMPT.match(line) for line in lines) else "")
     if given and "." in given:
-        scores[given] = scores.get(given, 0) + 4
+        total, distinct = scores.get(given, (0, 0))
+        scores[given] = (total + 4, distinct + 2)
     elif given:
-        for family in list(scores):
+        for family, (total, distinct) in list(scores.items()):
             if family.split(".", 1)[0] == given:
-                scores[family] += 1
-    if scores:
-        best = max(scores.items(), key=lambda kv: kv[1])
-        if best[1] >= MIN_SCORE:
-            return best[0]
+                scores[family] = (total + 1, distinct + 1)
+    ranked = sorted(((v, k) for k, v in scores.items() if v[1] >= 2 and v[0] >= MIN_SCORE), reverse=True)
+    if ranked:
+        return ranked[0][1]
     namespace = slug(given.split(".", 1)[0], "task") if given else "task"
     exclude = app_words(app) | set(site_of(url).split("."))
-    title = next((w for w in windows if w), "")
+    title = next((t for t in titles if t), "")
     activity = head_noun(title, exclude) or head_noun(" ".join(outcome_lines), exclude) or "session"
     return f"{namespace}.{slug(activity, 'session')}"

@@ -23,7 +23,10 @@ POSITIVE, NEGATIVE, NEUTRAL, MIXED = "positive", "negative", "neutral", "mixed"
 WIN, LOSS, DRAW = "win", "loss", "draw"
 SUCCESS, FAILURE, RESOLVED = "success", "failure", "resolved"
 DELIVERED, CANCELLED, SUBSTITUTED, SHIPPED = "delivered", "cancelled", "substituted", "shipped"
-PAID, DECLINED, CONFIRMED, COMPLETED = "paid", "declined", "confirmed", "completed"
+PAID, DECLINED, CONFIRMED, COMPLETED, ACCEPTED = "paid", "declined", "confirmed", "completed", "accepted"
+SENT = "sent"  # a message or a form sent: read as "confirmed" by the families that have it
+PROGRESS = "progress"  # a step done inside an activity ("CV.pdf uploaded", "Added to cart", "Run saved")
+DECIDED, NO_DECISION = "decided", "no_decision"
 CONTEST = frozenset({WIN, LOSS, DRAW})
 POLARITY = {
     WIN: POSITIVE,
@@ -33,12 +36,15 @@ POLARITY = {
     PAID: POSITIVE,
     CONFIRMED: POSITIVE,
     COMPLETED: POSITIVE,
+    ACCEPTED: POSITIVE,
+    DECIDED: POSITIVE,
     LOSS: NEGATIVE,
     FAILURE: NEGATIVE,
     CANCELLED: NEGATIVE,
     DECLINED: NEGATIVE,
     DRAW: NEUTRAL,
     SHIPPED: NEUTRAL,
+    NO_DECISION: NEUTRAL,
     SUBSTITUTED: MIXED,
 }
 # Outcomes that settle an activity; a later span may still revise them when it names the same thing.
@@ -50,29 +56,40 @@ _LEXICON: dict[str, frozenset[str]] = {
     LOSS: frozenset("lost lose loses defeat defeated".split()),
     DRAW: frozenset("draw drawn stalemate tie tied".split()),
     SUBSTITUTED: frozenset("substituted substitution substitutions replaced replacement".split()),
-    CANCELLED: frozenset("cancelled canceled refunded voided".split()),
-    DECLINED: frozenset("declined rejected bounced".split()),
+    CANCELLED: frozenset("cancelled canceled refunded refund voided".split()),
+    DECLINED: frozenset("declined rejected bounced unsuccessful".split()),
     DELIVERED: frozenset("delivered arrived".split()),
     FAILURE: frozenset(
-        "failed failure failing fails error errors errored fatal exception traceback crashed crash aborted "
-        "broken timeout fault panic denied refused invalid unable cannot couldn't halted".split()
+        "failed failure failures failing fails fail error errors errored err fatal exception traceback crashed crash "
+        "aborted broken fault panic denied refused invalid unable cannot couldn't halted stopped".split()
     ),
+    ACCEPTED: frozenset("accepted approved granted admitted shortlisted".split()),
     PAID: frozenset({"paid"}),
     SHIPPED: frozenset("shipped dispatched".split()),
+    SENT: frozenset({"sent"}),
     CONFIRMED: frozenset(
-        "confirmed booked reserved scheduled submitted sent saved registered approved accepted ordered "
-        "placed enrolled".split()
+        "confirmed booked reserved scheduled submitted registered ordered placed enrolled received issued".split()
     ),
     SUCCESS: frozenset(
         "passed passing succeeded success successful successfully completed complete done finished fixed "
-        "resolved installed deployed merged published uploaded restored recovered ended".split()
+        "resolved installed deployed merged published restored recovered ended congratulations".split()
     ),
+    PROGRESS: frozenset("uploaded saved added attached updated selected verified".split()),
 }
 _PHRASES = (  # multi-word outcomes, matched before single words
-    (re.compile(r"\b(timed out|ran out of time|out of time)\b"), "concede"),
+    (re.compile(r"\b(ran out of time|out of time)\b"), "concede"),
+    (re.compile(r"\b(did not|didn't|not) pass\b"), FAILURE),
     (re.compile(r"\bchecked in\b"), CONFIRMED),
+    (re.compile(r"^(read|seen)( at)? \d{1,2} \d{2}\b"), DELIVERED),  # a message's receipt: "Read 10:42"
     (re.compile(r"\bout for delivery\b|\bon (its|the) way\b"), SHIPPED),
     (re.compile(r"\binsufficient funds\b"), DECLINED),
+    (re.compile(r"\b(not|\w*n't|no longer) (be )?(moving forward|proceeding|progressing)\b"), DECLINED),
+    (re.compile(r"\b(not|n't) (been )?(selected|chosen|shortlisted)\b"), DECLINED),
+    (re.compile(r"\binvite you (to|for) an? (interview|call)\b|\boffer you (the|a|an) "), ACCEPTED),
+    (re.compile(r"\bthanks? (you )?for (your )?(order|purchase|booking|payment|applying|application)\b"), CONFIRMED),
+    (re.compile(r"\b(you're|you are) all set\b"), CONFIRMED),
+    (re.compile(r"\bwent through\b|\b(is|now) live\b|\brolled out\b"), SUCCESS),
+    (re.compile(r"\btimed out\b"), FAILURE),
     (re.compile(r"\b(left|ended) the (meeting|call)\b|\b(meeting|call) ended\b"), COMPLETED),
 )
 ORDER = (
@@ -85,14 +102,26 @@ ORDER = (
     DELIVERED,
     SUBSTITUTED,
     FAILURE,
+    ACCEPTED,
     PAID,
     SHIPPED,
     COMPLETED,
     CONFIRMED,
+    SENT,
     SUCCESS,
+    PROGRESS,
 )  # the most specific first
 ALL_WORDS = frozenset().union(*_LEXICON.values())
-_NEGATORS = frozenset({"no", "not", "never", "without", "0", "zero", "nothing", "none", "n't", "cannot"})
+# Nouns among the outcome words: followed by another noun they only modify it ("error log", "success rate",
+# "replacement part", "refund policy"): a label or a thing, not a report.
+_NOUNS = frozenset(
+    "victory defeat win loss draw tie success failure error errors exception crash fault panic replacement "
+    "substitution substitutions refund confirmation".split()
+)
+_AUXILIARIES = frozenset(
+    "be been being is was were are am has have had yet get got still fully properly successfully to".split()
+)
+_NEGATORS = frozenset({"no", "not", "never", "without", "0", "zero", "nothing", "none", "n't", "cannot", "unable"})
 # Imperative verbs of UI controls (buttons, menu items): general interface vocabulary.
 CONTROL_VERBS = frozenset(
     "offer request accept decline claim propose abort resign pay place confirm submit cancel retry rerun "
@@ -100,8 +129,13 @@ CONTROL_VERBS = frozenset(
     "reschedule complete change select choose book order checkout check save send approve reject".split()
 )
 MAX_CONTEST_WORDS = 8  # a result banner is short; "we lost the file" inside a paragraph is not a result
-MAX_WORDS = 14
-_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+")
+MAX_WORDS = 12  # a status line is short; a sentence of prose that mentions an outcome reports nobody's result
+_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*(?:'[a-z]+)?|\d+")  # "q4v8d1" and "e2e" are one token each
+# A place in a race or a ranking: "You finished 3rd", "1st place!", "Final position: P2".
+_ORDINAL = re.compile(r"\b(?:(\d{1,2})(?:st|nd|rd|th)|p(\d{1,2}))\b")
+_PLACE_WORDS = frozenset("place finished finish came position placed race rank ranked".split())
+# Test runners report a passing package as "ok <name> <duration>" (go test, TAP).
+_RUNNER_OK = re.compile(r"^ok\s+\S+.*\b\d+(\.\d+)?s\b|^ok \d+ ")
 
 
 @dataclass(frozen=True)
@@ -136,9 +170,15 @@ def is_control(toks: list[str], line: str) -> bool:
 _PARTICIPLES = frozenset("sent paid won lost done drawn shown gone".split())
 
 
-def _negated(toks: list[str], i: int) -> bool:
-    prev = toks[max(0, i - 3) : i]
-    return any(t in _NEGATORS or t.endswith("n't") for t in prev)
+def _negated(toks: list[str], i: int, line: str = "") -> bool:
+    """Negated before ("0 failed", "not delivered", "could not be completed") or counted as none after
+    ("Failures: 0", "errors none")."""
+    for t in reversed(toks[max(0, i - 3) : i]):
+        if t in _NEGATORS or t.endswith("n't"):
+            return True
+        if t not in _AUXILIARIES:
+            break  # another word in between: "not authorised: declined" does not negate "declined"
+    return bool(re.search(rf"\b{re.escape(toks[i])}\s*[:=]\s*(0|none|zero)\b", line.lower()))
 
 
 def _kinds_at(toks: list[str]) -> list[tuple[str, int]]:
@@ -159,30 +199,96 @@ def _subject(toks: list[str], i: int, you: frozenset[str]) -> str:
     return "other"
 
 
+def _placed(toks: list[str], line: str) -> Outcome | None:
+    """A finishing place: first is a win, any other place a loss; only where it is the owner's (a line that
+    names someone else's place reports on them)."""
+    if not set(toks) & _PLACE_WORDS and not line.rstrip().endswith("!"):
+        return None
+    m = _ORDINAL.search(line.lower())
+    if m is None:
+        return None
+    before = tokens(line[: m.start()])
+    if any(t not in _PLACE_WORDS | _OWN_PLACE for t in before):
+        return None
+    return Outcome(WIN if int(m.group(1) or m.group(2)) == 1 else LOSS, "you", line)
+
+
+_OWN_PLACE = frozenset("you your race final complete total result".split())
+
+
 def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | None:
     """The outcome a display line reports, or None (no outcome, a control label, negated, a paragraph)."""
     toks = tokens(line)
     if not toks or len(toks) > MAX_WORDS or is_control(toks, line):
+        return None
+    if _RUNNER_OK.search(line.lower().strip()):
+        return Outcome(SUCCESS, "", line)
+    placed = _placed(toks, line)
+    if placed is not None:
+        return placed
+    if _a_name(line):
         return None
     low = " ".join(toks)
     for pattern, kind in _PHRASES:
         m = pattern.search(low)
         if m:
             i = len(low[: m.start()].split())
+            if kind == ACCEPTED and _negated(toks, i, line):
+                return Outcome(DECLINED, "", line)  # "unable to offer you a place"
             return _finish(kind, toks, i, line, you, phrase=True)
     for kind, i in _kinds_at(toks):
-        if not _negated(toks, i):
+        if _noun_modifier(toks, i, line):
+            continue
+        if not _negated(toks, i, line):
             return _finish(kind, toks, i, line, you)
-        # "not delivered", "payment not received": a failure of what was expected; "0 failed": no failure.
-        if kind in (DELIVERED, PAID, SUCCESS, CONFIRMED, SHIPPED):
+        # "not delivered", "payment not received": a failure of what was expected; "not approved": declined.
+        if kind == ACCEPTED:
+            return Outcome(DECLINED, "", line)
+        if kind in (DELIVERED, PAID, SUCCESS, CONFIRMED, SHIPPED, SENT, PROGRESS):
             return Outcome(FAILURE, "", line)
+        if kind == FAILURE and _counted(toks):
+            return Outcome(SUCCESS, "", line)  # "12 examples, 0 failures": a run with nothing failed
     return None
+
+
+def _a_name(line: str) -> bool:
+    """A short name in title case that starts with an outcome word ("Broken Harvest", "Lost Harbour"): English
+    puts a describing participle before its noun; a status puts it after ("Build broken", "Order Confirmed")."""
+    words = line.split()
+    if not 2 <= len(words) <= 4 or not all(w[:1].isupper() and w.isalpha() for w in words):
+        return False
+    first, second = words[0].lower(), words[1].lower()
+    return first in ALL_WORDS and second not in ALL_WORDS and second not in _RESULT_FOLLOWERS
+
+
+def _counted(toks: list[str]) -> bool:
+    """A line of counts ("12 examples, 0 failures"): some other number than the zero."""
+    return sum(t.isdigit() and t != "0" for t in toks) >= 1
 
 
 # After a result word these continue a result ("won by resignation", "lost on time", "win!", "won 3-1"); any
 # other word makes the result word a modifier of a compound noun: "victory points", "win rate", "draw pile",
 # "lost connection" are labels and states, not results (English compounds put the head noun last).
 _RESULT_FOLLOWERS = frozenset("by on for with as in after at against vs versus the a this that again today by".split())
+_CONTEST_NOUNS = frozenset("game match round race set frame bout".split())  # "Tie game", "Draw match"
+
+
+def _follows_as_report(nxt: str) -> bool:
+    """A participle or a contest's own noun after a result word continues the report ("Draw agreed")."""
+    return nxt.endswith("ed") or nxt in _PARTICIPLES or nxt in _CONTEST_NOUNS
+
+
+def _noun_modifier(toks: list[str], i: int, line: str) -> bool:
+    """An outcome noun that only modifies the noun after it ("error log", "replacement part")."""
+    if toks[i] not in _NOUNS or toks[i] in _LEXICON[WIN] | _LEXICON[LOSS] | _LEXICON[DRAW]:
+        return False
+    if i + 1 >= len(toks) or toks[i + 1].isdigit() or _follows_as_report(toks[i + 1]):
+        return False
+    if re.search(rf"\b{re.escape(toks[i])}\b\s*[:!.,;—–-]", line.lower()):
+        return False
+    if re.search(rf"\b{re.escape(toks[i])}\b\s+[\w-]*\d", line.lower()):
+        return False  # a code follows: "Fault E-1", "Error 0x80070005"
+    return toks[i + 1] not in _RESULT_FOLLOWERS and toks[i + 1] not in ALL_WORDS
 
 
 def _compound(toks: list[str], i: int, line: str) -> bool:
@@ -193,6 +299,8 @@ def _compound(toks: list[str], i: int, line: str) -> bool:
     word = re.escape(toks[i])
     if re.search(rf"\b{word}\b\s*[:!.,;—–-]", line.lower()):
         return False  # "Winner: Kazimir", "Victory!", "Draw — by agreement"
+    if _follows_as_report(toks[i + 1]):
+        return False  # "Draw agreed", "Tie game"
     return toks[i + 1] not in _RESULT_FOLLOWERS and toks[i + 1] not in ALL_WORDS
 
 
@@ -229,20 +337,9 @@ def stated_outcomes(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def for_family(word: str, family: str) -> str:
-    """The family's own word for a generic outcome: a payment that went through is ``paid``."""
-    namespace = family.split(".", 1)[0]
-    if namespace == "finance":
-        if word in (SUCCESS, CONFIRMED, COMPLETED):
-            return PAID
-        if word == FAILURE:
-            return DECLINED
-    return word
-
-
 def side_tokens(lines: list[str], owner_names: frozenset[str] = frozenset()) -> frozenset[str]:
     """The user's own side in a contest, from lines that put "you" (or the owner's name) next to a name or
-    colour: "White (you)", "You play Black", "Red: Dana Whitfield". Returns lower-case tokens (may be empty)."""
+    colour: "White (you)", "You play Black", "Red: Wren Halvorsen". Returns lower-case tokens (may be empty)."""
     out: set[str] = set()
     for line in lines:
         toks = tokens(line)

@@ -42,7 +42,7 @@ class Audio:
     id: int
     at: datetime
     text: str
-    speaker: str = "Dana"
+    speaker: str = "Wren"
     device_type: str = "Input"
 
 

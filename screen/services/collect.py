@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.exceptions import DomainError
 from screen.collector.client import Item, ScreenPipeClient, ScreenPipeError, parse_ts
 from screen.collector.signals import SignalDeriver, SignalDraft
 from screen.models import CollectRun, ScreenSource, Signal
@@ -26,7 +27,15 @@ from screen.services.rollup import refresh_rollups
 log = logging.getLogger(__name__)
 
 WINDOW = timedelta(minutes=30)
+CAPTURE_LAG = timedelta(minutes=1)  # ScreenPipe writes a frame a little after it captured it
 LOCK_NAMESPACE = 0x5C12  # advisory-lock key space of screen collects (second key: the source id)
+ALREADY_RUNNING = "another collect of this source is running"
+
+
+class CollectBusy(DomainError):
+    """A collect was asked for while another collect of the same source runs (the schedule, another node)."""
+
+    status_code = 409
 
 
 def _cursor_tuple(source: ScreenSource) -> tuple | None:
@@ -120,6 +129,24 @@ def _commit_window(source: ScreenSource, deriver: SignalDeriver, drafts: list[Si
     return len(created)
 
 
+def _settle(source: ScreenSource, client: ScreenPipeClient, now: datetime, run: CollectRun) -> None:
+    """End the spans nothing was captured for since well before ``now`` (the screen went idle): their events
+    are final now, not whenever a next frame happens to arrive."""
+    deriver = SignalDeriver(source.state)
+    drafts = deriver.settle(now - CAPTURE_LAG)
+    if not drafts:
+        return
+    rows = [_signal_row(source.owner, d) for d in drafts]
+    with transaction.atomic():
+        run.signals += len(Signal.objects.bulk_create(rows, ignore_conflicts=True))
+        ScreenSource.objects.filter(pk=source.pk).update(state=deriver.state)
+    report = propose(owner=source.owner, source=source, client=client, open_spans=deriver.open_spans())
+    run.events_created += len(report.created)
+    run.events_revised += len(report.revised)
+    if report.dates:
+        refresh_rollups(owner=source.owner, dates=report.dates)
+
+
 def collect(
     *,
     source: ScreenSource,
@@ -142,7 +169,7 @@ def collect(
                 trigger=trigger,
                 status=CollectRun.Status.FAILED,
                 finished_at=timezone.now(),
-                error="another collect of this source is running",
+                error=ALREADY_RUNNING,
             )
         # Re-read under the lock: a collect that just finished moved the cursor and the deriver's state.
         source = ScreenSource.objects.select_related("owner").get(pk=source.pk)
@@ -190,6 +217,8 @@ def _collect_locked(
             windows += 1
             if stop_after_windows is not None and windows >= stop_after_windows:
                 break
+        else:
+            _settle(source, client, now, run)
         run.events_revised += len(close_stale(owner=owner, now=now))
         run.status = CollectRun.Status.OK
         ScreenSource.objects.filter(pk=source.pk).update(last_collect_at=timezone.now(), last_error="")

@@ -48,6 +48,8 @@ def decide(event: ScreenEvent, preferences: list[dict]) -> tuple[str | None, str
     """(decision, reason); decision None means "not ready yet" (a provisional event may still change)."""
     if event.status == ScreenEvent.Status.REJECTED:
         return Curation.Decision.IGNORE, "rejected by you"
+    if event.status == ScreenEvent.Status.WITHDRAWN:
+        return Curation.Decision.IGNORE, "withdrawn: no outcome after all"
     pref = matching(preferences, event)
     if pref and pref.action == EXCLUDE:
         return Curation.Decision.IGNORE, f"preference: {pref.text}"

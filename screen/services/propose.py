@@ -21,6 +21,7 @@ committed (``_name_created``), so a slow model holds no row lock that a page or 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -31,12 +32,27 @@ from accounts.services import get_settings
 from screen.collector.client import parse_ts
 from screen.collector.signals import context_key
 from screen.events import llm
-from screen.events.families import is_notification, is_standalone
-from screen.events.outcomes import CONTEST, FAILURE, NEGATIVE, RESOLVED, UNSETTLED
-from screen.events.reading import SpanReading, read_span, title_for
+from screen.events.families import family_outcome, is_mirror, is_notification, is_standalone
+from screen.events.outcomes import (
+    ACCEPTED,
+    CONFIRMED,
+    CONTEST,
+    DELIVERED,
+    FAILURE,
+    MIXED,
+    NEGATIVE,
+    ORDER,
+    POLARITY,
+    POSITIVE,
+    RESOLVED,
+    SUBSTITUTED,
+    read_outcome,
+)
+from screen.events.reading import SpanReading, numbers, read_span, title_for
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
 from screen.services import evidence
 from screen.services.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
+from screen.text import stems
 
 BATCH = 500
 ROUTINE = timedelta(minutes=10)
@@ -44,7 +60,7 @@ SAME_APP_HORIZON = timedelta(hours=2)
 LINK_HORIZON = timedelta(days=3)
 STALE_AFTER = timedelta(hours=6)
 PRIVATE = ("purchase", "finance")
-MAX_SPEECH_ASSERTIONS = 12
+MESSAGES = "communication."  # mail and chat: how a later answer to an activity reaches the owner
 
 
 @dataclass
@@ -96,9 +112,17 @@ class ProposalPass:
         if span.get("assistant"):
             return  # an assistant's text is never what happened
         reading = read_span(span, owner_names=self.owner_names)
-        if not reading.outcome and not is_standalone(reading.family):
+        if is_notification(span["app"]):
+            # The notification centre reports on other activities: it may answer one, never be one.
+            self._answers(span, reading.foreign + ([(reading.final, None)] if reading.final else []), reading)
             return
+        if reading.family.startswith(MESSAGES):
+            self._answers(span, reading.foreign, reading)  # a message that answers an earlier activity
         event = self._event_of(span)
+        if not reading.outcome and not is_standalone(reading.family):
+            if event is not None and event.key == _key(span) and not event.revisions.filter(author="user").exists():
+                self._withdraw(event, span)
+            return
         if event is None:
             event = self._linked(span, reading)
             if event is not None and reading.outcome == FAILURE and event.outcome != FAILURE:
@@ -137,17 +161,16 @@ class ProposalPass:
                 family == reading.family or family.split(".", 1)[0] == namespace or attrs.get("ctx") == span["ctx"]
             ):
                 continue
+            if attrs.get("commands") and span["commands"] and not set(attrs["commands"]) & set(span["commands"]):
+                continue  # other commands typed at the prompt: another piece of work
             shared_ids = reading.ids & set(attrs.get("ids") or [])
-            shared = reading.tokens & set(attrs.get("tokens") or [])
             if shared_ids and start - ended <= LINK_HORIZON:
                 return event
             # A failure awaits its resolution: a later span of the same activity sharing its words is the fix
             # (or more evidence for it). A placed order or a shipment only continues under its own identifier.
-            if FAILURE in (event.outcome, reading.outcome) and len(shared) >= 2:
-                if event.outcome == FAILURE or start <= ended:
+            if FAILURE in (event.outcome, reading.outcome) and _same_problem(attrs, span, reading):
+                if (event.outcome == FAILURE or start <= ended) and not _other_item(attrs, span, reading):
                     return event
-            if is_notification(span["app"]) and event.outcome in UNSETTLED and start - ended <= LINK_HORIZON:
-                return event  # a system notification about the same kind of activity, e.g. "delivered"
             same_command = attrs.get("commands") and attrs.get("commands") == span["commands"]
             if event.outcome == FAILURE and attrs.get("ctx") == span["ctx"] and same_command:
                 if start - event.started_at <= SAME_APP_HORIZON:
@@ -164,14 +187,15 @@ class ProposalPass:
         outcome = reading.outcome
         if (
             base is not None
-            and base.outcome == FAILURE
+            and base.outcome in (FAILURE, RESOLVED)
             and outcome not in (FAILURE, "")
             and reading.polarity != NEGATIVE
         ):
-            outcome = RESOLVED  # a later success of the same activity resolves the earlier failure
-        if outcome == "" and ended and is_standalone(reading.family):
-            outcome = "completed"
-        status = ScreenEvent.Status.PROVISIONAL if outcome in (FAILURE, "") else ScreenEvent.Status.CONFIRMED
+            outcome = RESOLVED  # a later success of the same activity resolves the earlier failure (for good)
+        unfolding = not ended and is_standalone(reading.family)  # a call still going may yet decide something
+        status = (
+            ScreenEvent.Status.PROVISIONAL if outcome in (FAILURE, "") or unfolding else ScreenEvent.Status.CONFIRMED
+        )
         if base is not None and outcome != base.outcome and base.outcome:
             status = ScreenEvent.Status.REVISED
         title = title_for(reading, span)
@@ -243,7 +267,7 @@ class ProposalPass:
     ) -> None:
         if not reading.outcome and event.outcome and not own:
             return
-        if event.status in (ScreenEvent.Status.REJECTED,):
+        if event.status == ScreenEvent.Status.REJECTED:
             return
         outcome_at = (event.attributes or {}).get("outcome_at") or ""
         earlier = reading.final is not None and outcome_at and reading.final["at"] < outcome_at
@@ -286,6 +310,78 @@ class ProposalPass:
             role = EventEvidence.Role.PROBLEM if reading.outcome == FAILURE else EventEvidence.Role.CONTEXT
             self._evidence(event, span, reading.final, role, image=False)
 
+    def _withdraw(self, event: ScreenEvent, span: dict) -> None:
+        """The provisional event of a span that no longer shows an outcome (what looked like one was a banner
+        passing over it): withdrawn, kept with its history, back if the span shows an outcome again."""
+        revise(
+            event=event,
+            changes={"status": ScreenEvent.Status.WITHDRAWN, "outcome": "", "ended_at": parse_ts(span["last"])},
+            reason="withdrawn: the span shows no outcome",
+        )
+
+    def _answers(self, span: dict, outcomes: list, reading: SpanReading) -> None:
+        """Outcomes a message or a notification reports about an earlier activity ("your application was
+        successful", "order 4411 delivered"): they revise the event they name (its identifier, or its site's or
+        program's name), never make one of their own. One outcome per frame: its most specific."""
+        read = [(a, oc or read_outcome(a["line"])) for a, oc in outcomes]
+        by_frame: dict[int, list] = {}
+        for anchor, oc in read:
+            if oc is not None and not oc.contest:
+                by_frame.setdefault(anchor["frame"], []).append((anchor, oc))
+        rank = {w: i for i, w in enumerate(ORDER)}
+        for found in by_frame.values():
+            anchor, oc = min(found, key=lambda f: rank.get(f[1].word, len(rank)))
+            event = self._answered(span, anchor, reading)
+            word = family_outcome(oc.word, event.event_type) if event is not None else ""
+            if word == CONFIRMED == event.outcome and oc.polarity == POSITIVE:
+                # A good answer to what was submitted ("your application was successful") accepts it.
+                word = family_outcome(ACCEPTED, event.event_type) or word
+            if word:
+                substituted = word == DELIVERED and any(o.word == SUBSTITUTED for _, o in found)
+                self._answer(event, span, anchor, word, SUBSTITUTED if substituted else "")
+
+    def _answered(self, span: dict, anchor: dict, reading: SpanReading) -> ScreenEvent | None:
+        start = parse_ts(anchor["at"])
+        text = re.sub(r"[^a-z0-9]", "", " ".join(span["seen"].values()).lower())
+        candidates = (
+            ScreenEvent.objects.owned_by(self.owner)
+            .visible()
+            .filter(started_at__lt=start, started_at__gte=start - LINK_HORIZON)
+            .exclude(outcome__in=CONTEST)
+            .order_by("-started_at")[:40]
+        )
+        for event in candidates:
+            attrs = event.attributes or {}
+            if event.event_type.startswith(MESSAGES) or attrs.get("ctx") == span["ctx"]:
+                continue
+            if reading.ids & set(attrs.get("ids") or []) or _named_in(attrs, text):
+                return event
+        return None
+
+    def _answer(self, event: ScreenEvent, span: dict, anchor: dict, word: str, detail: str) -> None:
+        at = anchor.get("seen_until") or anchor["at"]
+        if word == event.outcome or (event.attributes or {}).get("outcome_at", "") >= anchor["at"]:
+            # The same outcome, or no newer than the one the event has (this very answer, read again)
+            self._evidence(event, span, anchor, EventEvidence.Role.CONTEXT, image=False)
+            return
+        attrs = dict(event.attributes or {})
+        attrs.update(
+            outcome_line=anchor["line"],
+            outcome_norm=anchor["norm"],
+            outcome_at=anchor["at"],
+            detail=detail,
+            polarity=MIXED if detail else POLARITY.get(word, ""),
+        )
+        end = max(parse_ts(at), event.ended_at or parse_ts(at))
+        changes = {"outcome": word, "status": ScreenEvent.Status.REVISED, "ended_at": end, "attributes": attrs}
+        if not event.revisions.filter(author="user").exists() and not event.proposer.startswith("llm:"):
+            changes["title"] = (anchor["line"] + (f" ({detail})" if detail else ""))[:200]
+        updated, changed = revise(event=event, changes=changes, reason=f"{word}: {anchor['line']}"[:200])
+        if changed:
+            self._evidence(updated, span, anchor, EventEvidence.Role.OUTCOME, image=True)
+            self.report.revised.append(updated.pk)
+            self.report.dates.add(updated.local_date)
+
     # --- assertions and evidence ------------------------------------------------------------------------
     def _add_assertions(self, event: ScreenEvent, span: dict, reading: SpanReading) -> None:
         """Assertions this span adds (a new outcome line, more speech), each once, with its own role."""
@@ -297,7 +393,7 @@ class ProposalPass:
                 fresh.append(a)
         if not fresh:
             return
-        append_assertions(event, fresh[:MAX_SPEECH_ASSERTIONS])
+        append_assertions(event, fresh)
 
     def _assertions(self, span: dict, reading: SpanReading) -> list[AssertionDraft]:
         out = []
@@ -310,7 +406,7 @@ class ProposalPass:
             )
         for command in span["commands"][:2]:
             out.append(AssertionDraft(f"Ran `{command}`", Assertion.ContentRole.USER_AUTHORED, 0.7, []))
-        for s in reading.speech[:MAX_SPEECH_ASSERTIONS]:
+        for s in reading.speech:
             ref = {"kind": "audio", "at": s.at, "speaker": s.speaker, "excerpt": s.text}
             out.append(AssertionDraft(f"{s.speaker} said: {s.text}", s.role, 0.6, [ref]))
         for line in span.get("assistant_lines", [])[:2]:
@@ -328,11 +424,12 @@ class ProposalPass:
             self._evidence(event, span, reading.problem, EventEvidence.Role.PROBLEM, image=False)
         elif reading.outcome == FAILURE and reading.final is not None:
             self._evidence(event, span, reading.final, EventEvidence.Role.PROBLEM, image=False)
-            return
         for step in reading.steps:
             self._evidence(event, span, step, EventEvidence.Role.CONTEXT, image=False)
         if reading.final is not None:
             self._evidence(event, span, reading.final, EventEvidence.Role.OUTCOME, image=True)
+        elif is_standalone(reading.family):
+            self._evidence(event, span, _moment(span, reading), EventEvidence.Role.OUTCOME, image=True)
 
     def _evidence(self, event: ScreenEvent, span: dict, anchor: dict, role: str, *, image: bool) -> None:
         at = parse_ts(anchor["at"])
@@ -366,6 +463,49 @@ class ProposalPass:
         )
 
 
+def _same_problem(attrs: dict, span: dict, reading: SpanReading) -> bool:
+    """A span goes on with an earlier problem when it shows one of the problem's own lines ("Could not build
+    wheels for tokenizers" on a help page), is the same window of the same program, or shares two words (by
+    stem) of the problem's titles and lines (its project, its machine)."""
+    problems = set(attrs.get("problem_norms") or [])
+    if problems & set(span["seen"]):
+        return True
+    same_window = attrs.get("window") and attrs["window"] in span["windows"] and not is_mirror(span["app"])
+    if attrs.get("ctx") == span["ctx"] and same_window:
+        return True  # the same program's same window, where the problem was shown (a mirror's names a device)
+    return len(stems(reading.tokens) & stems(attrs.get("salient") or [])) >= 2
+
+
+def _other_item(attrs: dict, span: dict, reading: SpanReading) -> bool:
+    """Two failures whose windows name different item numbers (run 4734, build 4232) are two problems."""
+    if reading.outcome != FAILURE:
+        return False  # a success names the next run: it may still be the fix
+    mine, theirs = numbers(" ".join(span["windows"])), numbers(attrs.get("window", ""))
+    return bool(mine and theirs and not mine & theirs)
+
+
+def _moment(span: dict, reading: SpanReading) -> dict:
+    """The span's own frame that shows a call's outcome: the one on screen when the decision was said, else
+    its last frame (never a frame from after it, nor from another program)."""
+    said = reading.decision or {}
+    frame, at = said.get("frame"), said.get("frame_at")
+    if frame is None or at is None:
+        frame, at = span["last_frame"], span["last"]
+    title = next((w for w in span["windows"] if w), span["app"])
+    return {"line": title, "at": at, "frame": frame}
+
+
+def _named_in(attrs: dict, text: str) -> bool:
+    """The event's site (its registered name) or program is named in ``text`` (lower case, letters only)."""
+    site = (attrs.get("ctx") or "").partition("|")[2].split(".")[0]
+    app = re.sub(r"[^a-z0-9]", "", (attrs.get("app") or "").lower())
+    return (len(site) >= 5 and site in text) or (len(app) >= 5 and not site and app in text)
+
+
+def _problem_norms(reading: SpanReading) -> list[str]:
+    return list(reading.failure_norms)
+
+
 def _key(span: dict) -> str:
     return f"span:{span['id']}"[:120]
 
@@ -396,6 +536,9 @@ def _attributes(span: dict, reading: SpanReading, base: ScreenEvent | None, *, m
             "mode": reading.mode or attrs.get("mode", ""),
             "minutes": minutes,
             "sides": sorted(reading.sides),
+            "opponent": reading.opponent or attrs.get("opponent", ""),
+            "salient": sorted(reading.salient | set(attrs.get("salient") or []))[:40],
+            "problem_norms": (_problem_norms(reading) or attrs.get("problem_norms") or [])[:4],
             "kind": "problem" if reading.outcome == FAILURE else attrs.get("kind", "activity"),
         }
     )

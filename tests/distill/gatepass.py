@@ -14,6 +14,7 @@ from django.db import transaction
 from distill import queue, trust, writing
 from distill.extraction.base import Candidate, Evidence
 from distill.models import Claim
+from distill.steps import decision
 from distill.writing import PassReport, WriteContext
 from ledger.services import EvidenceIn
 
@@ -54,7 +55,7 @@ def run_gate(owner, items, *, source_key="chat:test", day_key="2031-04-02", scop
     scope_key = scope_key or f"{source_key}:{day_key}"
     policy = trust.Policy(mode=mode)
     existing = writing.source_day_facts(owner, source_key, day_key)
-    trust.apply_gates(items, policy, existing_hashes=writing.active_hashes(owner) - set(existing))
+    decision.apply_gates(items, policy, existing_hashes=writing.active_hashes(owner) - set(existing))
     report = PassReport(scope_key=scope_key)
 
     def evidence_for(s: trust.Scored) -> EvidenceIn:

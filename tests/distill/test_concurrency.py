@@ -20,9 +20,9 @@ T0 = datetime(2026, 5, 3, 18, 0, tzinfo=UTC)
 
 
 def _conversation() -> Conversation:
-    owner, priya = Speaker("Alice Example", is_owner=True), Speaker("Priya Natarajan")
+    owner, priya = Speaker("Alice Example", is_owner=True), Speaker("Ragna Solheim")
     turns = [
-        (owner, "Good to see you, Priya."),
+        (owner, "Good to see you, Ragna."),
         (priya, "I work as a pharmacist at the children's hospital."),
         (owner, "I'm allergic to penicillin, as it happens."),
     ]
@@ -72,7 +72,7 @@ def test_the_same_pass_twice_at_once_writes_each_claim_once(user):
     assert sorted(sum(r.written.values()) for r in results) == [0, len(facts)]
     assert sorted(r.unchanged for r in results) == [0, len(facts)]
     assert all(f.evidence.count() == 1 for f in facts)
-    assert Entity.objects.owned_by(user).filter(name="Priya Natarajan").count() <= 1
-    assert Entity.objects.owned_by(user).filter(name="Priya Natarajan").count() == len(
+    assert Entity.objects.owned_by(user).filter(name="Ragna Solheim").count() <= 1
+    assert Entity.objects.owned_by(user).filter(name="Ragna Solheim").count() == len(
         {f.subject_entity_id for f in facts if f.subject_entity_id}
     )

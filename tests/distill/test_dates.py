@@ -6,7 +6,7 @@ import pytest
 
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.dates import anchor, said_on
-from distill.extraction.llm import extract_day
+from distill.steps.candidates import extract as extract_day
 
 WEDNESDAY = date(2027, 3, 10)
 FRIDAY = date(2027, 3, 12)

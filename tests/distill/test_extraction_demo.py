@@ -31,7 +31,7 @@ def demo_decisions(settings) -> list[trust.Scored]:
 def test_the_demo_week_gives_the_gate_its_cases_with_reasons(settings):
     scored = demo_decisions(settings)
     by_content = {s.candidate.content: s for s in scored}
-    allergy = by_content.get("Dana is allergic to penicillin.")
+    allergy = by_content.get(f"{WEARER.split()[0]} is allergic to penicillin.")
     assert allergy is not None and allergy.candidate.kind == "health" and allergy.candidate.ceiling == ""
     assert any(text.startswith("Helen Park is a retired botanist") for text in by_content)
     tv_line = [s for s in scored if "allergic to the sea" in s.candidate.content]

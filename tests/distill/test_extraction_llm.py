@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from distill import trust
+from distill import pipeline, trust
 from distill.extraction import llm as llm_extraction
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
-from distill.extraction.llm import extract_day
+from distill.steps import decision
+from distill.steps.candidates import extract as extract_day
 from ledger import llm
 from ledger.llm import client
 from ledger.llm.fencing import find_payload
@@ -52,6 +53,15 @@ def long_day(turns: int, owner_key="") -> DayInput:
 def item(i=0, content="Lena skippers a Contessa 32 out of Falmouth.", **kw) -> dict:
     return {"turn_index": i, "subject": "user", "person": None, "content": content, "kind": "identity",
             "importance": "normal", "confidence": 0.9} | kw  # fmt: skip
+
+
+# An item the claim screen lets through, beside one it stops: the chunk stays the model's.
+USABLE = item(1, "Iker sails a Laser dinghy every weekend.", subject="third_party", person="Iker Solano", kind="other")
+
+
+def with_a_usable_turn(day: DayInput) -> DayInput:
+    day.conversations[0].turns[1].text = "I sail a Laser dinghy every weekend."
+    return day
 
 
 def answer_first_turn(messages):
@@ -105,6 +115,51 @@ def test_an_answer_pointing_outside_its_chunk_runs_the_deterministic_extractor_a
     assert len(server.chat_requests()) == 2  # the useless answer was not cached: asked again
 
 
+def test_a_chunk_whose_every_candidate_fails_the_claim_screen_gets_the_parse_and_is_not_cached(server, user):
+    # Two items, neither said in the turn it points to: the claim screen stops both, so the chunk is the parse's.
+    server.chat_handler = lambda m: json.dumps({"candidates": [
+        item(0, "Lena owns a vineyard in Mendoza.", kind="place"),
+        item(1, "Iker breeds alpacas.", subject="third_party", person="Iker Solano", kind="work")]})  # fmt: skip
+    day = long_day(4, owner_key=str(user.pk))
+    result = extract_day(day)
+    assert result.extractor == "deterministic"
+    assert [c.content for c in result.candidates if c.evidence.first_index == 0] == [
+        "Lena skippers a Contessa 32 out of Falmouth."
+    ]
+    assert not [c for c in result.candidates if c.extractor == "llm"]
+    assert any("failed the claim screen (2 items)" in w and "turns 0-3" in w for w in result.warnings)
+    extract_day(day)
+    assert len(server.chat_requests()) == 2  # the screened-out answer was not cached: asked again
+
+
+def test_a_screened_out_answer_leaves_the_pass_what_it_is_without_the_model(server, settings, user, other_user):
+    """Through the whole pass: what the gate writes when the model's every claim is screened out is what it writes
+    with the model off."""
+    from accounts.services import update_settings
+    from distill import services
+    from distill.conversation import Conversation, Speaker, Turn
+    from ledger.models import Fact
+
+    server.chat_handler = lambda m: (
+        json.dumps({"candidates": [item(0, "Lena owns a vineyard in Mendoza.", kind="place")]})
+        if "extract" in m[0]["content"]
+        else "{}"
+    )
+
+    def written(owner) -> list[tuple[str, str]]:
+        update_settings(user=owner, display_name="Lena Marsh")
+        me, other = Speaker("Lena Marsh", is_owner=True), Speaker("Iker Solano")
+        turns = [Turn(0, me, "I've been allergic to penicillin since I was a child."), Turn(1, other, "Noted.")]
+        chat = Conversation("chat:import", "chat", "chat:a", "2026-10-05", turns)
+        services.distill(owner=owner, conversations=[chat], scope_key="chat:a", source_key="chat:import")
+        return sorted((f.content, f.status) for f in Fact.objects.owned_by(owner))
+
+    with_model = written(user)
+    settings.ALMANAC_LLM_BASE_URL = ""
+    without_model = written(other_user)
+    assert with_model and with_model == without_model
+
+
 def test_an_empty_answer_runs_the_deterministic_extractor_for_that_chunk(server, user):
     server.chat_handler = lambda m: "{}"
     result = extract_day(long_day(4, owner_key=str(user.pk)))
@@ -145,14 +200,13 @@ def test_past_the_daily_cap_the_deterministic_extractor_runs_and_says_so(server,
 
 def test_a_greeting_question_is_dropped_by_the_claim_screen_whatever_the_models_confidence(server, user):
     turn = "Good morning, Bright Smile Dental. Are you checking in?"
-    day = long_day(1, owner_key=str(user.pk))
+    day = with_a_usable_turn(long_day(2, owner_key=str(user.pk)))
     day.conversations[0].turns[0].text = turn
-    server.chat_handler = lambda m: json.dumps(
-        {"candidates": [item(content="Lena is checking in at Bright Smile Dental.", kind="plan", confidence=1.0)]}
-    )
+    claim = item(content="Lena is checking in at Bright Smile Dental.", kind="plan", confidence=1.0)
+    server.chat_handler = lambda m: json.dumps({"candidates": [claim, USABLE]})
     cand = extract_day(day).candidates[0]
     assert cand.ceiling == "dropped" and cand.features["llm_confidence"] == 1.0
-    scored = trust.decide(trust.score(cand, source_trust=0.8, judge_verdict="accept"), trust.Policy())
+    scored = decision.decide(pipeline.score(cand, source_trust=0.8, judge_verdict="accept"), trust.Policy())
     assert scored.decision == trust.DROPPED
 
 
@@ -165,15 +219,15 @@ def test_the_models_confidence_alone_never_accepts(server, user):
     cand = extract_day(day).candidates[0]
     assert cand.ceiling == "" and cand.features["llm_confidence"] == 1.0
     assert cand.features["tense"] == "past"  # the parse of the quoted turn: the gate model reads it
-    alone = trust.decide(trust.score(cand, source_trust=0.8), trust.Policy())
+    alone = decision.decide(pipeline.score(cand, source_trust=0.8), trust.Policy())
     assert alone.decision != trust.ACCEPTED
-    judged = trust.score(cand, source_trust=0.8, judge_verdict="accept")
+    judged = pipeline.score(cand, source_trust=0.8, judge_verdict="accept")
     assert judged.score > alone.score  # a judge's accept is evidence; the model's own confidence is not enough
 
 
 def test_a_claim_the_quoted_turn_does_not_say_is_dropped(server, user):
-    server.chat_handler = lambda m: json.dumps({"candidates": [item(content="Lena owns a vineyard in Mendoza.")]})
-    cand = extract_day(long_day(2, owner_key=str(user.pk))).candidates[0]
+    server.chat_handler = lambda m: json.dumps({"candidates": [item(content="Lena owns a vineyard in Mendoza."), USABLE]})
+    cand = extract_day(with_a_usable_turn(long_day(2, owner_key=str(user.pk)))).candidates[0]
     assert cand.ceiling == "dropped" and "does not say it" in cand.ceiling_reason
 
 
@@ -181,7 +235,7 @@ def test_a_third_party_not_named_in_the_turn_is_unknown_and_reviewed(server, use
     day = long_day(2, owner_key=str(user.pk))
     day.conversations[0].turns[1].text = "She sails a Laser dinghy every weekend."
     server.chat_handler = lambda m: json.dumps({"candidates": [item(
-        1, "Marisol sails a Laser dinghy every weekend.", subject="third_party", person="Marisol Quenby")]})  # fmt: skip
+        1, "Maren sails a Laser dinghy every weekend.", subject="third_party", person="Maren Quenby")]})  # fmt: skip
     cand = extract_day(day).candidates[0]
     assert cand.attribution == "unknown" and cand.ceiling == "pending_review"
 

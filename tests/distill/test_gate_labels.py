@@ -10,22 +10,23 @@ from bench.gate_data import PERSONA_NAMES, persona_label
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
 from distill.extraction.deterministic import DeterministicExtractor
 
-QUINN, ROWAN = PERSONA_NAMES
+FIRST, SECOND = PERSONA_NAMES  # the names the bench gives the file's "User 1" and "User 2"
 TURNS = [
-    (QUINN, "I blow glass in a studio by the harbour."),
-    (ROWAN, "I repair ferry engines for a living."),
-    (QUINN, "You repair ferry engines? That sounds loud."),
+    (FIRST, "I blow glass in a studio by the harbour."),
+    (SECOND, "I repair ferry engines for a living."),
+    (FIRST, "You repair ferry engines? That sounds loud."),
 ]
-# Rowan's persona lists the glass studio (the generator had Quinn voice it); Quinn's lists the ferry engines.
+# The second speaker's persona lists the glass studio (the generator had the first voice it); the first's lists the
+# ferry engines.
 GOLD = [
-    {"id": "0001:Rowan:0", "person": ROWAN, "text": "I blow glass in a studio by the harbour."},
-    {"id": "0001:Quinn:0", "person": QUINN, "text": "I repair ferry engines for a living."},
+    {"id": f"0001:{SECOND}:0", "person": SECOND, "text": "I blow glass in a studio by the harbour."},
+    {"id": f"0001:{FIRST}:0", "person": FIRST, "text": "I repair ferry engines for a living."},
 ]
 
 
 def candidates(turns=TURNS):
-    utts = [TurnIn(index=i, speaker_name=w, is_owner=w == QUINN, text=t) for i, (w, t) in enumerate(turns)]
-    day = DayInput(owner_name=QUINN, source_kind="chat", conversations=[ConversationIn(started_at=None, turns=utts)])
+    utts = [TurnIn(index=i, speaker_name=w, is_owner=w == FIRST, text=t) for i, (w, t) in enumerate(turns)]
+    day = DayInput(owner_name=FIRST, source_kind="chat", conversations=[ConversationIn(started_at=None, turns=utts)])
     return DeterministicExtractor().extract(day).candidates
 
 
@@ -33,25 +34,25 @@ def label_of(turn: int):
     found = [c for c in candidates() if c.evidence and c.evidence.first_index == turn]
     assert found, [(c.evidence.first_index, c.content) for c in candidates()]
     cand = found[0]
-    subject = QUINN if cand.attribution == "user" else cand.person
+    subject = FIRST if cand.attribution == "user" else cand.person
     return persona_label(cand, subject, GOLD, TURNS)
 
 
 def test_a_speakers_own_line_in_the_other_persona_is_a_false_accept_not_an_attribution_error():
-    assert label_of(0) == (0, "other-persona:0001:Rowan:0")
-    assert label_of(1) == (0, "other-persona:0001:Quinn:0")
+    assert label_of(0) == (0, f"other-persona:0001:{SECOND}:0")
+    assert label_of(1) == (0, f"other-persona:0001:{FIRST}:0")
 
 
 def test_the_speakers_own_line_matching_their_own_persona_is_positive():
-    rowan_gold = [{**GOLD[1], "person": ROWAN, "id": "0001:Rowan:1"}]
+    second_gold = [{**GOLD[1], "person": SECOND, "id": f"0001:{SECOND}:1"}]
     cand = next(c for c in candidates() if c.evidence.first_index == 1)
-    assert persona_label(cand, ROWAN, rowan_gold, TURNS) == (1, "0001:Rowan:1")
+    assert persona_label(cand, SECOND, second_gold, TURNS) == (1, f"0001:{SECOND}:1")
 
 
 def test_a_claim_about_the_listener_matching_the_other_persona_stays_an_attribution_error():
-    # Rowan never speaks of engines; Quinn asks "You repair ferry engines?", a claim about Rowan ("you"), and the
-    # line is in Quinn's persona: the memory names the wrong person.
-    turns = [(ROWAN, "Morning! Busy day at the harbour."), (QUINN, "You repair ferry engines? That sounds loud.")]
+    # The second speaker never speaks of engines; the first asks "You repair ferry engines?", a claim about the
+    # second ("you"), and the line is in the first's persona: the memory names the wrong person.
+    turns = [(SECOND, "Morning! Busy day at the harbour."), (FIRST, "You repair ferry engines? That sounds loud.")]
     cand = next(c for c in candidates(turns) if c.evidence.first_index == 1)
     assert cand.features["grammatical_person"] == "second"
-    assert persona_label(cand, ROWAN, GOLD, turns) == (0, "attribution:0001:Quinn:0")
+    assert persona_label(cand, SECOND, GOLD, turns) == (0, f"attribution:0001:{FIRST}:0")

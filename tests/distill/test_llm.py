@@ -10,8 +10,8 @@ import logging
 import pytest
 
 from distill.conversation import NativeMemory
-from distill.extraction.llm import extract_day
 from distill.judge import cache_key, judge
+from distill.steps.candidates import extract as extract_day
 from ledger import llm
 from ledger.llm import client
 from ledger.llm.fencing import find_payload

@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db
 # Sentences and names from no development file: a harpsichord restorer, glassblowing, rooftop beehives.
 TALK = [
     ("user", True, "Morning, Ilse."),
-    ("Ilse Brandt", False, "You're restoring the harpsichord for the chapel now."),
+    ("Ilse Haugen", False, "You're restoring the harpsichord for the chapel now."),
     ("user", True, "I teach glassblowing on Thursdays and I keep two beehives on the roof."),
-    ("Ilse Brandt", False, "My brother Anselm moved to Graz last spring."),
+    ("Ilse Haugen", False, "My brother Anselm moved to Graz last spring."),
 ]
 LINES = {"auto_approve_trust": 0.6, "review_trust": 0.25}  # owner-chosen lines: these tests are about mechanics
 
@@ -71,7 +71,7 @@ def test_candidates_survive_being_kept():
 
 
 # Told to the owner by a provider-named speaker: about the owner, in the review band until a sibling agrees.
-TOLD = [("user", True, "Morning."), ("Ilse Brandt", False, "You work weekends at the botanical archive now.")]
+TOLD = [("user", True, "Morning."), ("Ilse Haugen", False, "You work weekends at the botanical archive now.")]
 
 
 def test_a_sibling_day_rescores_the_other_device_without_parsing_it_again(user, parses):

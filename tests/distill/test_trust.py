@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from distill import gate_model, trust
+from distill import gate_model, pipeline, trust
 from distill.extraction.base import Candidate, Evidence
+from distill.steps import decision
 
 
 def cand(
@@ -32,9 +33,9 @@ def cand(
 def at(p: float, c: Candidate | None = None, policy=None, **kw) -> trust.Scored:
     """A candidate scored by the shipped model, then placed at probability ``p`` and decided."""
     policy = policy or trust.Policy()
-    scored = trust.score(c or cand(), source_trust=policy.source_trust, **kw)
+    scored = pipeline.score(c or cand(), source_trust=policy.source_trust, **kw)
     scored.score = p
-    return trust.decide(scored, policy)
+    return decision.decide(scored, policy)
 
 
 MODEL = gate_model.shipped()
@@ -42,7 +43,7 @@ ACCEPT, REVIEW = MODEL.accept_threshold, MODEL.review_threshold
 
 
 def test_score_is_the_shipped_models_calibrated_probability_with_its_workings():
-    s = trust.score(cand(), source_trust=0.8)
+    s = pipeline.score(cand(), source_trust=0.8)
     assert 0.0 <= s.score <= 1.0
     assert s.score == pytest.approx(MODEL.calibrate(s.components["logit"]), abs=1e-4)
     assert s.components["model_version"] == MODEL.version and s.components["top_features"]
@@ -50,20 +51,20 @@ def test_score_is_the_shipped_models_calibrated_probability_with_its_workings():
 
 
 def test_judge_accept_and_a_supporting_memory_raise_the_models_log_odds():
-    base = trust.score(cand(), source_trust=0.8).components["logit"]
-    assert trust.score(cand(), source_trust=0.8, judge_verdict="accept").components["logit"] > base
-    assert trust.score(cand(), source_trust=0.8, supporting_memory_id="m1").components["logit"] > base
+    base = pipeline.score(cand(), source_trust=0.8).components["logit"]
+    assert pipeline.score(cand(), source_trust=0.8, judge_verdict="accept").components["logit"] > base
+    assert pipeline.score(cand(), source_trust=0.8, supporting_memory_id="m1").components["logit"] > base
 
 
 def test_a_source_trusted_less_than_the_default_scores_lower_and_the_default_changes_nothing():
-    default = trust.score(cand(), source_trust=0.8)
+    default = pipeline.score(cand(), source_trust=0.8)
     assert default.score == default.components["p_model"]
-    assert trust.score(cand(), source_trust=0.4).score <= default.score
-    assert trust.score(cand(), source_trust=0.4).components["p_model"] == default.score
+    assert pipeline.score(cand(), source_trust=0.4).score <= default.score
+    assert pipeline.score(cand(), source_trust=0.4).components["p_model"] == default.score
 
 
 def test_corroboration_records_the_other_sources():
-    assert trust.score(cand(), source_trust=0.8, corroborating_sources=["omi", "bee"]).corroborating_sources == [
+    assert pipeline.score(cand(), source_trust=0.8, corroborating_sources=["omi", "bee"]).corroborating_sources == [
         "bee",
         "omi",
     ]
@@ -113,7 +114,7 @@ def test_review_mode_queues_everything():
 def test_auto_mode_accepts_survivors_of_the_gates():
     policy = trust.Policy(mode="auto")
     items = [at(0.0, cand(conf=0.3), policy), at(0.0, cand("Ilse lives in Tromsø.", conf=0.7), policy)]
-    trust.apply_gates(items, policy, existing_hashes=set())
+    decision.apply_gates(items, policy, existing_hashes=set())
     assert [i.decision for i in items] == [trust.DROPPED, trust.ACCEPTED]
     assert "min_confidence" in items[0].reason
 
@@ -125,7 +126,7 @@ def test_off_mode_writes_nothing():
 def test_min_importance_gate():
     policy = trust.Policy(min_importance="normal")
     items = [at(1.0, cand(importance="low"), policy)]
-    trust.apply_gates(items, policy, existing_hashes=set())
+    decision.apply_gates(items, policy, existing_hashes=set())
     assert items[0].decision == trust.DROPPED and "min_importance" in items[0].reason
 
 
@@ -136,7 +137,7 @@ def test_dedup_within_run_and_against_existing():
         at(1.0, cand("ilse REPAIRS harpsichords")),
         at(1.0, cand("Ilse lives in Tromsø.")),
     )
-    trust.apply_gates([a, b, c], policy, existing_hashes={c.candidate.content_hash})
+    decision.apply_gates([a, b, c], policy, existing_hashes={c.candidate.content_hash})
     assert [x.decision for x in (a, b, c)] == [trust.ACCEPTED, trust.DROPPED, trust.DROPPED]
     assert b.reason == c.reason == "duplicate"
 
@@ -146,7 +147,7 @@ def test_day_cap_keeps_the_most_probable_in_smart_mode_after_dedup():
     above = [ACCEPT + d * (1 - ACCEPT) for d in (0.1, 0.9, 0.1, 0.6)]
     items = [at(p, cand(f"Ilse fact number {n}.")) for n, p in enumerate(above)]
     items.insert(0, at(above[1], cand("Ilse fact number 1.")))  # duplicate of a high one: dropped first
-    trust.apply_gates(items, policy, existing_hashes=set())
+    decision.apply_gates(items, policy, existing_hashes=set())
     kept = [i.candidate.content for i in items if i.decision != trust.DROPPED]
     assert kept == ["Ilse fact number 1.", "Ilse fact number 3."]
 
@@ -154,7 +155,7 @@ def test_day_cap_keeps_the_most_probable_in_smart_mode_after_dedup():
 def test_uncapped_when_zero():
     policy = trust.Policy(max_memories_per_day=0)
     items = [at(1.0, cand(f"Ilse fact {n}.")) for n in range(30)]
-    trust.apply_gates(items, policy, existing_hashes=set())
+    decision.apply_gates(items, policy, existing_hashes=set())
     assert len(items) == 30 and all(i.decision == trust.ACCEPTED for i in items)
 
 
@@ -187,9 +188,9 @@ def test_active_memory_of_the_same_subject_supports_a_candidate():
 def test_sibling_that_heard_the_words_differently_flags_the_claim():
     from distill import pipeline
 
-    c = cand("Ilse has been a veterinarian for eight years.")
-    c.evidence = Evidence(0, 0, "I've been a veterinarian for like eight years.")
-    sibs = [pipeline.SiblingTurn("limitless", "I've been vegetarian for like eight years.", True)]
+    c = cand("Ilse has been a librarian for eleven years.")
+    c.evidence = Evidence(0, 0, "I've been a librarian for, um, eleven years.")
+    sibs = [pipeline.SiblingTurn("limitless", "I've been a Libyan for, um, eleven years.", True)]
     agreeing, disagreement = pipeline.cross_check(c, None, True, sibs, "Ilse")
     assert agreeing == [] and "heard this differently" in disagreement
 
@@ -212,9 +213,9 @@ def _model_with_lines(**lines) -> gate_model.GateModel:
 
 def _decided(p: float, c: Candidate, model: gate_model.GateModel, policy=None) -> trust.Scored:
     policy = policy or trust.Policy()
-    scored = trust.score(c, source_trust=policy.source_trust, model=model)
+    scored = pipeline.score(c, source_trust=policy.source_trust, model=model)
     scored.score = p
-    return trust.decide(scored, policy, model=model)
+    return decision.decide(scored, policy, model=model)
 
 
 def test_a_claim_a_rule_caps_at_review_is_asked_from_its_own_line():

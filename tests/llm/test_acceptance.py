@@ -17,8 +17,8 @@ from chats.models import ChatSession
 from chats.services import ingest as ingest_services
 from chats.services.llm_digest import session_digest
 from distill.extraction.base import ConversationIn, DayInput, TurnIn
-from distill.extraction.llm import extract_day
 from distill.judge import judge
+from distill.steps.candidates import extract as extract_day
 from ledger import llm
 from ledger.llm.fencing import find_payload
 from ledger.recall.gate import heuristic_gate
@@ -158,13 +158,17 @@ def test_every_llm_use_survives(behaviour, model, owners, settings, caplog):
 
 def test_an_injected_turn_never_becomes_an_accepted_memory(model, owners):
     """The model obeys the injection with a schema-valid answer: the claim still meets the screen and review."""
-    from distill import trust
+    from distill import pipeline, trust
+    from distill.steps import decision
 
     a, _ = owners
     model.chat_handler = lambda m: json.dumps({"candidates": [{
         "turn_index": 2, "subject": "user", "content": "Lena loves prawns.", "kind": "preference",
         "importance": "high", "confidence": 1.0}]})  # fmt: skip
-    cand = extract_day(day_for(a)).candidates[0]
-    assert cand.capture_confidence <= 0.2 and "instruction-like text" in cand.flags
-    scored = trust.decide(trust.score(cand, source_trust=1.0, judge_verdict="accept"), trust.Policy())
-    assert scored.decision != trust.ACCEPTED
+    result = extract_day(day_for(a))
+    # The claim is not said by the turn it points to: screened out, the chunk is the parse's (no prawns anywhere).
+    assert result.extractor == "deterministic" and result.candidates
+    assert not [c for c in result.candidates if "prawn" in c.content.lower()]
+    for cand in result.candidates:
+        scored = decision.decide(pipeline.score(cand, source_trust=1.0, judge_verdict="accept"), trust.Policy())
+        assert scored.decision != trust.ACCEPTED or cand.evidence.first_index != 2

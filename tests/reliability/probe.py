@@ -3,7 +3,7 @@
     python -m tests.reliability.probe setup USERNAME BASE_URL API_KEY
     python -m tests.reliability.probe state USERNAME
 
-Prints one JSON line. ``state`` is what the restart tests assert on: each stored day's counts, duplicates of
+Prints one JSON line (``setup``: the user's id and an API token). ``state`` is what the restart tests assert on: each stored day's counts, duplicates of
 anything that has an idempotent key, sync runs and queued tasks left open, the chain's verification and whether
 the projection equals a replay of the chain, and sessions or locks left behind in the server.
 """
@@ -25,7 +25,8 @@ def setup(username: str, base_url: str, api_key: str) -> dict:
     services.update_source(
         owner=user, kind="limitless", enabled=True, base_url=base_url, credentials={"api_key": api_key}
     )
-    return {"user": user.pk}
+    _, token = accounts.create_token(owner=user, name="probe")
+    return {"user": user.pk, "token": token}
 
 
 def _duplicates(qs, *fields) -> int:

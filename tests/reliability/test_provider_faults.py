@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.faults import KEY, fast_connectors, lines, spaced
+from tests.reliability.faults import KEY, fast_connectors, lines, spaced, sync_module
 from tests.wearables.days import conversation, day
 from wearables import services
 from wearables.models import DayTranscript, SyncRun, Utterance
@@ -178,3 +178,34 @@ def test_export_on_a_full_disk_warns_and_leaves_no_half_file(
     assert exported.read_text() == good  # the previous export stays whole
     assert sorted(p.name for p in exported.parent.iterdir()) == [f"{DAY}.md"]  # no .md.tmp left behind
     assert DayTranscript.objects.get(owner=user).conversation_count == 3  # the database has the new day
+
+
+def test_a_provider_that_stops_answering_costs_one_days_attempts_not_every_days(user, limitless, monkeypatch):
+    """Found by bench/soak.py: a hanging provider was asked for each day in turn, four attempts a page each."""
+    fast_connectors(monkeypatch, timeout=0.2)
+    days = ["2026-06-08", "2026-06-09", "2026-06-10"]
+    for d in days:
+        limitless.add_days([day(d, "UTC", {"limitless": convs(1, d)})])
+    use(user, limitless)
+    limitless.slow_seconds = 0.5
+
+    run = services.sync(owner=user, source="limitless", dates=[date.fromisoformat(d) for d in days])
+
+    assert run.status == SyncRun.Status.FAILED
+    assert len(limitless.requests) == 4  # the first day's attempts, then the run stops
+    assert run.errors[-1] == "stopped after 1 of 3 days: the provider did not answer; the next sync tries again"
+
+
+def test_a_sync_requested_over_the_api_waits_on_a_silent_provider_briefly(api, user, limitless, monkeypatch):
+    """A request must never outlive gunicorn's timeout (which kills the worker and every request it holds):
+    a sync someone waits for asks a silent provider twice, briefly, and answers with the failed run."""
+    monkeypatch.setattr(sync_module, "INTERACTIVE", {"timeout": 0.2, "max_retries": 1})
+    limitless.add_days([day(DAY, "UTC", {"limitless": convs(1)})])
+    use(user, limitless)
+    limitless.slow_seconds = 0.5
+
+    response = api.post("/wearables/sync", {"source": "limitless", "days": 3})
+
+    assert response.status_code == 502 and "timed out after 0.2s (gave up after 2 attempts)" in response.json()["detail"]
+    assert len(limitless.requests) == 2
+    assert SyncRun.objects.get(owner=user).status == SyncRun.Status.FAILED

@@ -124,7 +124,7 @@ def grocery_order() -> Scripted:
         datetime(2026, 6, 9, 12, 0, tzinfo=tz),
         _at(start, segs, 6, end=True) + timedelta(minutes=1),
     ]
-    return Scripted("America/Chicago", "Dana Whitfield", segs, start, [truth], collects)
+    return Scripted("America/Chicago", "Wren Halvorsen", segs, start, [truth], collects)
 
 
 # 2. A pipeline fails in the morning, an older green run in the sidebar, the fix passes hours later -----------
@@ -187,7 +187,7 @@ def pipeline_fix() -> Scripted:
         _at(start, segs, 2, end=True) + timedelta(minutes=2),
         _at(start, segs, 6, end=True) + timedelta(minutes=1),
     ]
-    return Scripted("Europe/Berlin", "Dana Whitfield", segs, start, [truth], collects)
+    return Scripted("Europe/Berlin", "Wren Halvorsen", segs, start, [truth], collects)
 
 
 # 3. Two board games played fullscreen: a resignation won as White, a draw as Black ---------------------------
@@ -238,7 +238,7 @@ def board_games() -> Scripted:
         _at(start, segs, g2 + 5),
         _at(start, segs, len(segs) - 1, end=True) + timedelta(minutes=1),
     ]
-    return Scripted("America/Sao_Paulo", "Dana Whitfield", segs, start, truths, collects)
+    return Scripted("America/Sao_Paulo", "Wren Halvorsen", segs, start, truths, collects)
 
 
 # 4. A flight check-in across local midnight far east, then a water bill paid ---------------------------------
@@ -253,7 +253,7 @@ def checkin_and_bill() -> Scripted:
             window="Online check-in — Aurelia Air",
             every=10,
             seconds=10 * 60,
-            text="Online check-in\nFlight AU 311 to Lisbon\nPassenger: Dana Whitfield\nSelect your seat",
+            text="Online check-in\nFlight AU 311 to Lisbon\nPassenger: Wren Halvorsen\nSelect your seat",
         ),
         Segment(
             **air,
@@ -292,7 +292,7 @@ def checkin_and_bill() -> Scripted:
         ),
     ]
     collects = [datetime(2026, 6, 15, 0, 5, tzinfo=tz), _at(start, segs, 5, end=True) + timedelta(minutes=1)]
-    return Scripted("Pacific/Auckland", "Dana Whitfield", segs, start, truths, collects)
+    return Scripted("Pacific/Auckland", "Wren Halvorsen", segs, start, truths, collects)
 
 
 # 5. A video call with an AI assistant open: others' speech is theirs, the assistant's decision is nobody's ---
@@ -310,9 +310,9 @@ def call_with_assistant() -> Scripted:
             text=ui,
             seconds=12 * 60,
             audio=[
-                (30, "I think the lakeside venue works if we stay under five thousand", "Priya", "Output"),
-                (90, "Let's get two quotes before we decide anything", "Dana", "Input"),
-                (200, "I can sign on Friday if finance agrees", "Marcus", "Output"),
+                (30, "I think the lakeside venue works if we stay under five thousand", "Ines", "Output"),
+                (90, "Let's get two quotes before we decide anything", "Wren", "Input"),
+                (200, "I can sign on Friday if finance agrees", "Teodor", "Output"),
             ],
         ),
         Segment(
@@ -321,23 +321,26 @@ def call_with_assistant() -> Scripted:
             every=10,
             seconds=2 * 60,
             text="Suggested decision: book Harbor Hall for $4,800\nBudget approved: $4,800\n"
-            "Marcus signs the contract\nBooking confirmed",
+            "Teodor signs the contract\nBooking confirmed",
         ),
         Segment(
             **call,
             seconds=10 * 60,
-            text=ui + "\nAI Companion\nSummary so far: venue booked for $4,800\nAction: Marcus signs the contract",
+            text=ui + "\nAI Companion\nSummary so far: venue booked for $4,800\nAction: Teodor signs the contract",
             audio=[
-                (60, "So we wait for the second quote then", "Priya", "Output"),
-                (120, "Yes, I'll send both quotes round on Monday", "Dana", "Input"),
+                (60, "So we wait for the second quote then", "Ines", "Output"),
+                (120, "Yes, I'll send both quotes round on Monday", "Wren", "Input"),
             ],
         ),
         Segment(**call, seconds=60, text="You left the meeting\nRejoin\nReturn to home"),
         Segment(app="Notes", window="Offsite", text="Offsite\nquotes by Monday\nline {n}", every=15, seconds=20 * 60),
     ]
-    truth = Truth("meeting.call", "completed", "positive", start, _at(start, segs, 3, end=True), "You left the meeting")
+    # Nothing was decided on the call ("two quotes before we decide anything"): the event says so.
+    truth = Truth(
+        "meeting.call", "no_decision", "neutral", start, _at(start, segs, 3, end=True), "You left the meeting"
+    )
     collects = [_at(start, segs, 2) + timedelta(minutes=3), _at(start, segs, 4, end=True) + timedelta(minutes=1)]
-    return Scripted("Europe/London", "Dana Whitfield", segs, start, [truth], collects, forbidden=ASSISTANT_INVENTIONS)
+    return Scripted("Europe/London", "Wren Halvorsen", segs, start, [truth], collects, forbidden=ASSISTANT_INVENTIONS)
 
 
 ALL = {

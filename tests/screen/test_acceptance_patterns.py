@@ -75,8 +75,8 @@ def test_several_events_come_from_one_long_context(user, screen_client):
     mail = {"app": "Thunderbird", "window": "Inbox"}
     server = serve(
         [
-            seg(**mail, text="Inbox\nDraft to Priya", seconds=60),
-            seg(**mail, text="Inbox\nYour message to Priya was sent", seconds=30),
+            seg(**mail, text="Inbox\nDraft to Ines", seconds=60),
+            seg(**mail, text="Inbox\nYour message to Ines was sent", seconds=30),
             seg(**mail, text="Inbox\nDraft to the landlord", seconds=15 * 60),
             seg(**mail, text="Inbox\nYour message to the landlord was sent", seconds=30),
         ]
@@ -88,7 +88,7 @@ def test_several_events_come_from_one_long_context(user, screen_client):
     events = ScreenEvent.objects.filter(owner=user).order_by("started_at")
     assert [e.event_type for e in events] == ["communication.email"] * 2
     assert [e.outcome for e in events] == ["confirmed"] * 2
-    assert "Priya" in events[0].title and "landlord" in events[1].title
+    assert "Ines" in events[0].title and "landlord" in events[1].title
 
 
 def test_stale_open_problems_are_closed_by_the_reconciliation_pass(user, screen_client):

@@ -106,9 +106,9 @@ def test_a_check_in_across_midnight_and_a_bill_keep_their_own_local_days(api, us
 def test_a_call_with_an_assistant_open_keeps_everyone_in_their_role(api, user):
     (call,) = _check(api, user, sessions.call_with_assistant())
     roles = {(a.content_role, a.evidence[0].get("speaker")) for a in call.assertions.all() if a.evidence}
-    assert (Assertion.ContentRole.OTHER_PERSON, "Priya") in roles
-    assert (Assertion.ContentRole.OTHER_PERSON, "Marcus") in roles
-    assert (Assertion.ContentRole.USER_AUTHORED, "Dana") in roles
+    assert (Assertion.ContentRole.OTHER_PERSON, "Ines") in roles
+    assert (Assertion.ContentRole.OTHER_PERSON, "Teodor") in roles
+    assert (Assertion.ContentRole.USER_AUTHORED, "Wren") in roles
     assistant = call.assertions.filter(content_role=Assertion.ContentRole.ASSISTANT_OUTPUT)
     assert assistant.count() == 2 and all(("4,800" in a.text) or ("signs" in a.text) for a in assistant)
     assert not ScreenEvent.objects.filter(owner=user, event_type__startswith="purchase").exists()

@@ -26,7 +26,8 @@ from accounts.exceptions import DomainError
 
 
 class ProviderError(DomainError):
-    """A provider call failed. ``permanent`` is False for faults worth retrying later (429, 5xx, network)."""
+    """A provider call failed. ``permanent`` is False for faults worth retrying later (429, 5xx, network);
+    ``unanswered`` when no answer came at all (unreachable, or timed out on every attempt)."""
 
     status_code = 502
 
@@ -34,6 +35,7 @@ class ProviderError(DomainError):
         super().__init__(message)
         self.permanent = permanent
         self.status = status
+        self.unanswered = False
 
 
 @dataclass

@@ -237,7 +237,9 @@ class ProviderClient:
         suffix = f" (gave up after {tries} attempts)" if tries > 1 else ""
         if outcome.status is None:
             where = display_url(self.base_url)
-            return self._fail(f"Could not reach {where}: {outcome.retry_reason}{suffix}", permanent=False)
+            error = self._fail(f"Could not reach {where}: {outcome.retry_reason}{suffix}", permanent=False)
+            error.unanswered = True
+            return error
         return self._fail(f"{self.provider} {outcome.retry_reason}{suffix}", permanent=False, status=outcome.status)
 
     def _attempt(self, http: httpx.Client, path: str, params: Params | None) -> Attempt:

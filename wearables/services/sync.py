@@ -18,6 +18,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from accounts.database import DISK_FULL, LOST, database_trouble
 from accounts.services import user_timezone
 from ledger.forget.hooks import forgotten_names
 from wearables.connectors import ProviderError
@@ -35,9 +36,12 @@ INTERRUPTED_AFTER = timedelta(hours=1)  # the deep sync task's timeout is 30 min
 # A running sync holds a session advisory lock (this class, the run's pk): the server drops it when the process
 # dies or the database restarts, so the next sync knows at once that a run still marked "running" is dead.
 RUN_LOCK_CLASS = 0x5759_4E43  # "WYNC"
+# A sync someone waits for (POST /api/v1/wearables/sync): a provider that does not answer costs two short tries,
+# not the background's four of 30 s a page; a request running past gunicorn's timeout (120 s) gets its worker
+# killed, and every other request that worker holds with it.
+INTERACTIVE = {"timeout": 10.0, "max_retries": 1}
+UNANSWERED = "the provider did not answer; the next sync tries again"
 DB_LOST = "database unavailable (connection lost or server restarting); nothing of this day was written"
-SHUTDOWN_SQLSTATES = ("57P01", "57P02", "57P03")  # admin shutdown, crash shutdown, cannot connect now
-DISK_FULL_SQLSTATE = "53100"  # PostgreSQL could not extend a file: its disk (the data directory's) is full
 DB_DISK_FULL = "the database's disk is full; nothing of this day was written (free space, then sync again)"
 # Bee has no wearer flag and aligns against the others, so it goes last.
 SYNC_ORDER = {"limitless": 0, "omi": 1, "bee": 2}
@@ -73,8 +77,10 @@ def sync(
     force_memories: bool = False,
     trigger: str = "manual",
     progress: Callable[[str], None] | None = None,
+    interactive: bool = False,
 ) -> SyncRun:
-    """Fetch, clean and store ``dates`` (default: yesterday and today, local) for one source.
+    """Fetch, clean and store ``dates`` (default: yesterday and today, local) for one source. ``interactive``:
+    someone waits for the answer, so a silent provider is given up on quickly (``INTERACTIVE``).
 
     Side effects: DayTranscript/Conversation/Utterance rows for days whose content changed, a memory pass queued
     (after commit) for each changed day (every day with ``force_memories``), provider-native memories imported,
@@ -90,7 +96,8 @@ def sync(
         owner=owner, source=source, window_start=dates[0], window_end=dates[-1], trigger=trigger
     )
     _run_lock(run.pk, "pg_advisory_lock")
-    ctx = _DaySync(owner, source, run, connector_for(source), tz, patterns, export, force_memories, progress)
+    connector = connector_for(source, **(INTERACTIVE if interactive else {}))
+    ctx = _DaySync(owner, source, run, connector, tz, patterns, export, force_memories, progress)
     started = time.monotonic()
     errors: list[str] = []
     succeeded, outcome = _sync_days(ctx, dates, errors)
@@ -121,13 +128,16 @@ def _checked(owner, source: Source | str, dates: list[date] | None) -> tuple[Sou
 
 
 def _sync_days(ctx: _DaySync, dates: list[date], errors: list[str]) -> tuple[int, str]:
-    """Each day in turn; a refusing provider or a database that does not come back stops the run."""
+    """Each day in turn; a refusing or silent provider, or a database that does not come back, stops the run."""
     succeeded, outcome = 0, "ok"
     for n, day in enumerate(dates, 1):
         outcome = _sync_day_with_retry(ctx, day, errors)
         succeeded += int(outcome == "ok")
         if outcome == "refused":
             errors.append(f"stopped after {n} of {len(dates)} days: the provider refused the request")
+            break
+        if outcome == "unanswered" and n < len(dates):  # the next day would wait just as long for nothing
+            errors.append(f"stopped after {n} of {len(dates)} days: {UNANSWERED}")
             break
         if outcome == "database gone":
             errors.append(f"stopped after {n} of {len(dates)} days: the database did not come back")
@@ -173,8 +183,8 @@ class _DaySync:
 
 
 def _sync_day_with_retry(ctx: _DaySync, day: date, errors: list[str]) -> str:
-    """One day, recorded on the run: "ok", "failed", "refused" (the provider refused for good) or "database
-    gone" (the connection was lost and the database did not answer again in time: no point in going on).
+    """One day, recorded on the run: "ok", "failed", "refused" (the provider refused for good), "unanswered"
+    (no answer at all: unreachable or timed out) or "database gone" (the connection was lost and the database did not answer again in time: no point in going on).
 
     A day whose database connection was lost (a restart, a failover) is rolled back whole; once the database
     answers again (``ALMANAC_DB_RECONNECT_SECONDS``) it is written once more, so a short restart costs nothing.
@@ -187,15 +197,15 @@ def _sync_day_with_retry(ctx: _DaySync, day: date, errors: list[str]) -> str:
             message = redact_text(exc.message, ctx.patterns)
             errors.append(f"{day}: {message}")
             ctx.say(f"{day}: failed: {message}")
-            return "refused" if exc.permanent else "failed"
+            return "refused" if exc.permanent else "unanswered" if exc.unanswered else "failed"
         except (OperationalError, InterfaceError) as exc:
-            trouble = _database_trouble(exc)
-            if trouble == "disk full":
+            trouble = database_trouble(exc)
+            if trouble == DISK_FULL:
                 logger.error("wearables sync of %s %s: %s", ctx.source.kind, day, DB_DISK_FULL)
                 errors.append(f"{day}: {DB_DISK_FULL}")
                 ctx.say(f"{day}: failed: {DB_DISK_FULL}")
                 return "failed"
-            if trouble == "lost":
+            if trouble == LOST:
                 logger.error("wearables sync of %s %s: %s", ctx.source.kind, day, DB_LOST)
                 if attempt == 1 and await_database(ctx.run):
                     ctx.warnings.append(f"{day}: {DB_LOST}; written again once the database was back")
@@ -243,17 +253,6 @@ def _sync_day(ctx: _DaySync, day: date) -> None:
         around = [day - timedelta(days=1), day, day + timedelta(days=1)]
         reprocess_stored_days(owner=ctx.owner, dates=around if any(c.elided for c in convos) else [day], exclude=source)
     ctx.say(f"{day}: {len(convos)} conversations, {'changed' if changed else 'unchanged'}")
-
-
-def _database_trouble(exc: Exception) -> str:
-    """ "lost" (the connection or the server went away: client-side errors carry no SQLSTATE, the server's
-    shutdown and connection failures are 57P01-57P03 and class 08), "disk full" (53100), or "" for any other."""
-    sqlstate = getattr(exc.__cause__, "sqlstate", None)
-    if sqlstate == DISK_FULL_SQLSTATE:
-        return "disk full"
-    if isinstance(exc, InterfaceError) or sqlstate is None or sqlstate[:2] == "08" or sqlstate in SHUTDOWN_SQLSTATES:
-        return "lost"
-    return ""
 
 
 def await_database(run: SyncRun | None = None) -> bool:
@@ -367,14 +366,18 @@ def _import_native_memories(owner, source: Source, connector, patterns) -> list[
 
 
 def sync_enabled_sources(
-    *, owner, dates: list[date] | None = None, force_memories: bool = False, trigger: str = "manual", progress=None
+    *,
+    owner,
+    dates: list[date] | None = None,
+    force_memories: bool = False,
+    trigger: str = "manual",
+    progress=None,
+    interactive: bool = False,
 ) -> list[SyncRun]:
     """Sync every enabled source of ``owner`` (Bee last: it aligns against the devices that flag the wearer)."""
     sources = sorted(Source.objects.owned_by(owner).enabled(), key=lambda s: SYNC_ORDER.get(s.kind, 9))
-    return [
-        sync(owner=owner, source=s, dates=dates, force_memories=force_memories, trigger=trigger, progress=progress)
-        for s in sources
-    ]
+    options = {"force_memories": force_memories, "trigger": trigger, "progress": progress, "interactive": interactive}
+    return [sync(owner=owner, source=s, dates=dates, **options) for s in sources]
 
 
 # --- Re-processing stored days (after a speaker, correction or redaction-rule change) ---------------------

@@ -1,0 +1,81 @@
+"""The turn reader: features from a turn and its neighbours, and the logit it writes on each candidate."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from distill import gate_model, turn_reader
+from distill.extraction.base import Candidate, ConversationIn, DayInput, Evidence, TurnIn
+
+pytestmark = pytest.mark.django_db(databases=[])
+
+
+def _reader(dim: int = 4) -> turn_reader.TurnReader:
+    width = 3 * dim + len(turn_reader.SCALARS)
+    coef = np.zeros(width, dtype=np.float32)
+    coef[0] = 1.0  # the turn's own first dimension
+    return turn_reader.TurnReader("turn-test", np.zeros(width), np.ones(width), coef, 0.5, {})
+
+
+def test_neighbours_come_from_the_same_conversation_only():
+    rows = [
+        turn_reader.TurnRow("a", 0, True, 1.0, "I restore organs."),
+        turn_reader.TurnRow("b", 0, False, 0.8, "Is that so?"),
+        turn_reader.TurnRow("a", 1, False, 1.0, "For churches?"),
+    ]
+    vectors = np.eye(3, 4, dtype=np.float32)
+    f = turn_reader.features(rows, vectors)
+    assert f.shape == (3, 12 + len(turn_reader.SCALARS))
+    assert (f[0, 8:12] == vectors[2]).all() and (f[0, 4:8] == 0).all()  # next of a:0 is a:1, no previous
+    assert (f[1, 4:12] == 0).all()  # b has no neighbour
+    scalars = dict(zip(turn_reader.SCALARS, f[2, 12:], strict=True))
+    assert scalars["question"] == 1.0 and scalars["last"] == 1.0 and scalars["is_owner"] == 0.0
+
+
+def _candidate(index: int) -> Candidate:
+    return Candidate(
+        subject="user", predicate="work:restore", args=[], content="Ilse restores organs", kind="work",
+        importance="normal", extraction_confidence=0.8, capture_confidence=1.0, attribution="user",
+        evidence=Evidence(index, index, "I restore organs."),
+    )  # fmt: skip
+
+
+def test_annotate_reads_only_the_turns_of_candidates_and_their_neighbours(monkeypatch):
+    read = []
+
+    def fake_encode(texts):
+        read.extend(texts)
+        return np.tile(np.arange(len(texts), dtype=np.float32)[:, None], (1, 4))
+
+    monkeypatch.setattr(turn_reader, "encode_turns", fake_encode)
+    turns = [TurnIn(i, "Ilse Brandt" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)]
+    day = DayInput(owner_name="Ilse Brandt", conversations=[ConversationIn(None, turns)])
+    cands = [_candidate(4)]
+    turn_reader.annotate(day, cands, reader=_reader())
+    assert len(read) == 3 and read[1].startswith("[OWNER]: Turn 4")
+    assert cands[0].features["turn_logit"] == pytest.approx(1.5)  # its vector's first value (1) + intercept
+
+
+def test_a_day_without_candidates_reads_nothing(monkeypatch):
+    monkeypatch.setattr(turn_reader, "encode_turns", lambda texts: pytest.fail("read a turn"))
+    day = DayInput(owner_name="Ilse", conversations=[ConversationIn(None, [TurnIn(0, "Ilse", True, "Hi.")])])
+    turn_reader.annotate(day, [], reader=_reader())
+
+
+def test_the_gate_model_reads_the_turn_logit_as_a_feature():
+    cand = _candidate(0)
+    assert "t:turn" not in gate_model.featurize(gate_model.view(cand))
+    cand.features["turn_logit"] = -1.25
+    assert gate_model.featurize(gate_model.view(cand))["t:turn"] == -1.25
+
+
+@pytest.mark.skipif(not turn_reader.ARTIFACT.exists(), reason="no turn reader artifact")
+def test_the_shipped_turn_reader_is_small_json_that_matches_the_gate_model():
+    data = json.loads(turn_reader.ARTIFACT.read_text())
+    assert turn_reader.ARTIFACT.stat().st_size < 10 * 1024 * 1024
+    reader = turn_reader.TurnReader.from_dict(data)
+    assert reader.coef.shape == reader.mean.shape
+    assert json.loads(gate_model.ARTIFACT.read_text())["turn_reader"] == reader.version
