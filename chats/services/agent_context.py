@@ -59,16 +59,21 @@ def recalled(owner, query: str, *, budget: int, allow: Callable[[Origin], bool] 
         return []
     # Recall packs for more than the budget: what the caller may not show (another project's knowledge, lessons)
     # is left out first, and what it may show then fills the budget instead of leaving it to the hidden items.
+    # Usage is counted here, for what is shown, not by recall for all it packed.
     wide = budget * RECALL_HEADROOM
-    result = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=wide)
+    result = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=wide, feedback=False)
     if not result.gate.wants_memory:
         return []
     items = _usable(owner, query, result.items, allow)
     if not items and result.gate.route == "pinned":
         # Recall's own fallback for a named entity with nothing pinned (here: nothing pinned but lessons).
-        facts = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=wide, scope="facts")
+        facts = recall_services.recall_context(
+            owner=owner, query=query[:4000], budget_tokens=wide, scope="facts", feedback=False
+        )
         items = _usable(owner, query, facts.items, allow)
-    return _within(owner, items, budget)
+    shown = _within(owner, items, budget)
+    recall_services.queue_usage(owner=owner, items=shown)
+    return shown
 
 
 def _within(owner, items: list[RecallItem], budget: int) -> list[RecallItem]:
