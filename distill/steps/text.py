@@ -138,10 +138,10 @@ def _reads_as_sentences(text: str, doc, names: set[str]) -> str:
 def _names_as_pronouns(text: str, names: set[str]) -> str:
     """``text`` with each known name, whole or one of its words ("Ilse" of "Ilse Brandvold"), said as "she" and
     its possessive as "her" (one person: third person singular)."""
-    words = {w for name in names for w in name.split() if w[:1].isupper() and len(w) > 1}
-    for name in sorted(set(names) | words, key=len, reverse=True):
-        text = re.sub(rf"\b{re.escape(name)}'s\b", "her", text)
-        text = re.sub(rf"\b{re.escape(name)}\b", "she", text)
+    words = {w for name in names for w in name.split() if len(w) > 1}
+    for name in sorted(set(names) | words, key=len, reverse=True):  # any case: an account name may be "alice"
+        text = re.sub(rf"\b{re.escape(name)}'s\b", "her", text, flags=re.IGNORECASE)
+        text = re.sub(rf"\b{re.escape(name)}\b", "she", text, flags=re.IGNORECASE)
     return re.sub(r"^(she|her)\b", lambda m: m.group(1).title(), text)
 
 
@@ -161,6 +161,8 @@ def _grammar(doc, names: set[str] = frozenset()) -> str:
             return f"'{first.text}' opens a question, not a statement"
         root = sent.root
         finite = root if root.tag_ in FINITE else next((a for a in _auxiliaries(root) if a.tag_ in FINITE), None)
+        if finite is None and _verb_read_as_noun(root):
+            finite = root
         if finite is None:
             return f"no finite verb in {sent.text!r}"
         subject = nlp.subject_of(root)
@@ -176,6 +178,24 @@ def _grammar(doc, names: set[str] = frozenset()) -> str:
         if why:
             return why
     return ""
+
+
+_THIRD_SINGULAR = frozenset({"she", "he", "it"})
+
+
+def _verb_read_as_noun(tok) -> bool:
+    """A verb the small tagger read as a noun after its subject pronoun ("She parks at the garage": "parks" NNS),
+    in the form that agrees with that pronoun."""
+    subject = next((c for c in tok.children if c.dep_ == "nsubj" and c.pos_ == "PRON" and c.i < tok.i), None)
+    if tok.pos_ not in ("NOUN", "PROPN") or subject is None:
+        return False
+    word, singular = tok.lower_, subject.lower_ in _THIRD_SINGULAR
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        if word in (getInflection(lemma, "VBD") or ()):
+            return True
+        if word in (getInflection(lemma, "VBZ" if singular else "VBP") or ()):
+            return True
+    return False
 
 
 def _order(tok) -> str:

@@ -86,17 +86,19 @@ def test_a_rewrite_nobody_said_fails_the_check(text, evidence, why):
 
 # Names from many places; the small parser reads several of them as a noun before a verb ("Alice reviews" as a
 # compound), which made the same rewrite faithful for one owner and not for another.
-NAMES = ["Alice", "Dara", "Oluwaseun", "Mei", "Siobhan", "Tomasz", "Ngaio", "Kwame", "Ayelet", "Joon"]
+NAMES = ["alice", "Alice", "Dara", "Oluwaseun", "Mei", "Siobhan", "Tomasz", "Ngaio", "Kwame", "Ayelet", "Joon"]
 PLAIN = [
     ("{} repairs ferry engines every winter.", "I repair ferry engines every winter."),
     ("{} reviews grant applications on Fridays.", "I review grant applications on Fridays."),
     ("{} bakes with spelt from the harbour mill.", "I bake with spelt from the harbour mill."),
     ("{}'s sister coaches the rowing club.", "My sister coaches the rowing club."),
+    ("{} parks at the ferry terminal.", "I park at the ferry terminal."),
 ]
 BROKEN = [
     ("{} repair ferry engines every winter.", "I repair ferry engines every winter."),
     ("One winters ago {} repaired the ferry.", "One winter ago I repaired the ferry."),
     ("{} grant applications.", "I review grant applications."),
+    ("{} park at the ferry terminal.", "I park at the ferry terminal."),
 ]
 
 
