@@ -1,6 +1,7 @@
 """Other people's posts on a screen: a feed, a comment thread, a review list or a forum shows each post under a
-byline, its author and how long ago it was posted ("Ana Ruiz · 2h", "@kiwi_dev · 40m", "u/tern • 5h"). What a post says ("We won!", "Order confirmed, new bike on its way") is its author's,
-never an outcome of the owner's activity nor words that say what the owner is doing. Pure, no database.
+byline, its author and how long ago it was posted ("Ana Ruiz · 2h", "@kiwi_dev · 40m", "u/tern • 5h"). What a
+post says ("We won!", "Order confirmed, new bike on its way") is its author's, never an outcome of the owner's
+activity nor words that say what the owner is doing. Pure, no database.
 
 A byline is recognised by its shape, not by any site: a short author (a handle, or a few words without digits)
 and a relative age in the compact form feeds use (``2h``, ``40m``, ``1d``, ``3w``, ``just now``, ``yesterday``,

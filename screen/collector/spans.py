@@ -345,9 +345,7 @@ class SpanTracker:
         self.open[ctx] = span
         return span
 
-    def _update(
-        self, span: dict, item: Item, norm: dict[str, str], assistant: set[str], posts: set[str] = frozenset()
-    ) -> None:
+    def _update(self, span: dict, item: Item, norm: dict[str, str], assistant: set[str], posts: set[str]) -> None:
         from screen.collector.signals import prompt_lines
 
         span["last"], span["last_frame"] = _iso(item.at), item.id
