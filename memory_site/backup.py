@@ -23,7 +23,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.exceptions import DomainError
 
@@ -70,7 +70,7 @@ def _libpq_env() -> dict[str, str]:
     return {**os.environ, **{f"PG{'DATABASE' if k == 'dbname' else k.upper()}": str(v) for k, v in params.items()}}
 
 
-def _run(argv: list[str], *, timeout: float) -> None:
+def _run(argv: list[str], *, timeout: float) -> str:
     connection.ensure_connection()  # the embedded server is started (and a wrong address reported) first
     try:
         done = subprocess.run(argv, env=_libpq_env(), capture_output=True, text=True, timeout=timeout)
@@ -79,6 +79,7 @@ def _run(argv: list[str], *, timeout: float) -> None:
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         raise BackupError(f"{Path(argv[0]).name} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
+    return done.stdout
 
 
 def default_path() -> Path:
@@ -123,12 +124,35 @@ def restore_database(*, path: Path, replace: bool = False, timeout: float = 3600
             "--exit-on-error", "--dbname", settings.DATABASES["default"]["NAME"]]  # fmt: skip
     if replace:
         argv += ["--clean", "--if-exists"]
+        _drop_what_the_backup_lacks(path, timeout=timeout)
     connection.close()  # the restore replaces tables this process may hold open
     _run([*argv, str(path)], timeout=timeout)
     call_command("migrate", interactive=False, verbosity=0)
     result = Restore(path=path, seconds=time.monotonic() - started)
     _verify_chains(result)
     return result
+
+
+def _drop_what_the_backup_lacks(path: Path, *, timeout: float) -> None:
+    """Before a replacing restore: drop the tables and foreign keys the backup does not hold (a later release made
+    them; the migrations after the restore make them again). ``--clean`` drops only what the backup lists, and a
+    newer foreign key into one of those tables made PostgreSQL refuse to drop its primary key."""
+    listed = [line.split() for line in _run([tool("pg_restore"), "--list", str(path)], timeout=timeout).splitlines()]
+    # "242; 1259 60337 TABLE public <table> <owner>", "3633; 2606 60247 FK CONSTRAINT public <table> <name> <owner>"
+    tables = {p[5] for p in listed if p[3:5] == ["TABLE", "public"] and len(p) == 7}
+    keys = {p[7] for p in listed if p[3:6] == ["FK", "CONSTRAINT", "public"] and len(p) == 9}
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.conrelid::regclass::text, c.conname FROM pg_constraint c JOIN pg_namespace n"
+            " ON n.oid = c.connamespace WHERE n.nspname = 'public' AND c.contype = 'f'"
+        )
+        for table, name in cursor.fetchall():
+            if name not in keys:
+                cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {connection.ops.quote_name(name)}")
+        cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        newer = sorted(name for (name,) in cursor.fetchall() if name not in tables)
+        if newer:
+            cursor.execute("DROP TABLE " + ", ".join(connection.ops.quote_name(n) for n in newer) + " CASCADE")
 
 
 def _verify_chains(result: Restore) -> None:
