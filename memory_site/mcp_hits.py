@@ -19,6 +19,7 @@ from datetime import datetime
 from django.db.models import Prefetch, Q
 
 from accounts.services import user_timezone
+from chats.origins import citation
 from ledger import permitted_uses
 from ledger.models import Episode, Evidence, Fact, PinnedFact
 from ledger.recall.ledger_providers import EpisodeProvider, FactProvider
@@ -33,11 +34,6 @@ MAX_IDS = 20
 
 _ID = re.compile(r"^(fact|episode|transcript|chat):([0-9a-fA-F-]{36})(?:#(\d{1,7}))?$")
 Expansion = dict
-
-
-def hit_id(item: RecallItem) -> str:
-    """The citation of a recall item; a pinned fact is cited as its fact."""
-    return item.source_ref.strip() or f"{item.kind}:{item.id}"
 
 
 def _line(text: str) -> str:
@@ -61,12 +57,12 @@ def _local_day(occurred_at: str, tz) -> str:
 def hits(owner, items: list[RecallItem]) -> dict:
     """One short line per item, each with the token cost of opening it (the expansion, computed now)."""
     tz = user_timezone(owner)
-    ids = list(dict.fromkeys(hit_id(i) for i in items))
+    ids = list(dict.fromkeys(citation(i) for i in items))
     opened, _missing = expand(owner, ids)
     by_id = {e["id"]: e for e in opened}
     out, seen = [], set()
     for item in items:
-        key = hit_id(item)
+        key = citation(item)
         if key not in by_id or key in seen:
             continue
         seen.add(key)

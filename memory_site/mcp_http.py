@@ -23,7 +23,10 @@ from memory_site import mcp
 from memory_site.middleware import BadInput, check_strings
 from memory_site.middleware import _walk_strings as walk_strings
 
-PROJECT_HEADER = "X-Almanac-Project"  # the connection's default project (percent-encoded when not ASCII)
+# The connection's default project: the header (percent-encoded when not ASCII), else the URL's ``project``
+# parameter (what the Claude Code plugin and ``chats setup`` send: ``/mcp?project=${PWD:-}``).
+PROJECT_HEADER = "X-Almanac-Project"
+PROJECT_PARAMETER = "project"
 
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 
@@ -84,7 +87,13 @@ def input_error(body: bytes) -> JsonResponse | None:
 
 
 def project_of(request: HttpRequest) -> str:
-    return unquote(request.headers.get(PROJECT_HEADER, "")).strip()[: mcp.PROJECT_MAX]
+    named = request.headers.get(PROJECT_HEADER, "").strip()
+    if not named:
+        # Read by hand: a folder name may hold "+", which form decoding (request.GET) would turn into a space.
+        query = request.META.get("QUERY_STRING", "")
+        pairs = (part.partition("=") for part in query.split("&"))
+        named = next((value for key, _, value in pairs if key == PROJECT_PARAMETER), "")
+    return unquote(named).strip()[: mcp.PROJECT_MAX]
 
 
 async def _dispatch(scope: dict, body: bytes, owner, client: str, project: str = "") -> tuple[int, list, bytes]:

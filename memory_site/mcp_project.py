@@ -8,20 +8,20 @@ one project's work never reaches another project's context, nor a general one.
 The project is named by the tool's ``project`` argument, else by the connection (``manage.py mcp --project``, the
 ``X-Almanac-Project`` header): an absolute folder (a folder inside a known project's folder belongs to it), a
 repository remote URL, or a project's name. ``chats.projects.find_project`` resolves it and never creates one.
-Items are told apart by their citation (``fact:<id>``, ``episode:<id>``, ``chat:<session>#<turn>``): all that
-is needed to know which session or lesson they come from.
+Items are told apart by their citation (``fact:<id>``, ``episode:<id>``, ``chat:<session>#<turn>``), read by
+``chats.origins`` (the same reading the hooks and the memory proxy use): a fact learned only in another project's
+sessions, and not about the person, is that project's knowledge too.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from accounts.services import user_timezone
-from chats.models import AgentProject, ChatSession, Lesson
+from chats.models import AgentProject
+from chats.origins import citation, origins, shown_in
 from chats.projects import ProjectRef, find_project, normalise_path, normalise_remote
-from ledger.models import Episode
 from ledger.recall.planner import RecallItem, pack_sections
 
 # Which block section an item of each kind is packed in when a block is packed again without hidden items.
@@ -36,7 +36,7 @@ class View:
     project: AgentProject | None
 
     def shows(self, project_id: int | None) -> bool:
-        return project_id is None or (self.project is not None and project_id == self.project.pk)
+        return shown_in(self.project, project_id)
 
 
 def view_for(owner, text: str) -> View:
@@ -53,49 +53,10 @@ def view_for(owner, text: str) -> View:
     return View(find_project(owner, ref))
 
 
-def _uuid(text: str) -> str | None:
-    try:
-        return str(uuid.UUID(text))
-    except ValueError:
-        return None
-
-
 def hidden(owner, view: View, citations: Iterable[str]) -> set[str]:
-    """The citations (``fact:…``, ``episode:…``, ``chat:…#n``) that ``view`` may not show: turns and summaries of
-    another project's sessions, lessons of another project. Three small queries at most, whatever the count."""
-    kinds: dict[str, dict[str, list[str]]] = {"fact": {}, "episode": {}, "chat": {}}
-    for citation in citations:
-        kind, _, rest = citation.partition(":")
-        public_id = _uuid(rest.split("#", 1)[0]) if kind in kinds else None
-        if public_id:
-            kinds[kind].setdefault(public_id, []).append(citation)
-    out: set[str] = set()
-    for fact_id, project_id in (
-        Lesson.objects.owned_by(owner)
-        .filter(fact_public_id__in=list(kinds["fact"]))
-        .values_list("fact_public_id", "agent_project_id")
-    ):
-        if not view.shows(project_id):
-            out.update(kinds["fact"][str(fact_id)])
-    sessions = {sid: list(cites) for sid, cites in kinds["chat"].items()}
-    for episode_id, key in (
-        Episode.objects.owned_by(owner).filter(public_id__in=list(kinds["episode"])).values_list("public_id", "key")
-    ):
-        parts = key.split(":")
-        if parts[0] == "chat" and len(parts) > 1 and (sid := _uuid(parts[1])):
-            sessions.setdefault(sid, []).extend(kinds["episode"][str(episode_id)])
-    for session_id, project_id in (
-        ChatSession.objects.owned_by(owner)
-        .filter(public_id__in=list(sessions))
-        .values_list("public_id", "agent_project_id")
-    ):
-        if not view.shows(project_id):
-            out.update(sessions[str(session_id)])
-    return out
-
-
-def citation(item: RecallItem) -> str:
-    return item.source_ref.strip() or f"{item.kind}:{item.id}"
+    """The citations (``fact:…``, ``episode:…``, ``chat:…#n``) that ``view`` may not show: another project's
+    session turns, session summaries, lessons and facts learned only in its sessions (``chats.origins``)."""
+    return {c for c, origin in origins(owner, citations).items() if not origin.visible_in(view.project)}
 
 
 def visible_items(owner, view: View, items: list[RecallItem]) -> list[RecallItem]:

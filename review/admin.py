@@ -9,7 +9,6 @@ from django.utils import timezone
 
 from accounts.exceptions import DomainError
 from ledger.admin import FactAdmin, ReadOnlyAdmin
-from ledger.choices import Status
 from ledger.models import Fact
 from review import queries, services
 from review.models import QueueItem, ReviewAction, ReviewPreference
@@ -23,17 +22,9 @@ class BandFilter(admin.SimpleListFilter):
         return [(b, queries.Band.LABELS[b]) for b in queries.Band.ALL]
 
     def queryset(self, request, queryset):
-        value = self.value()
-        since = timezone.now() - queries.RECENT
-        if value == queries.Band.QUEUE:
-            return queryset.filter(status__in=queries.REVIEWABLE).exclude(status_reason=queries.CONFLICT_REASON)
-        if value == queries.Band.CONFLICTS:
-            return queryset.filter(status__in=queries.REVIEWABLE, status_reason=queries.CONFLICT_REASON)
-        if value == queries.Band.AUTO_ACCEPTED:
-            return queryset.filter(status=Status.ACCEPTED, updated_at__gte=since).exclude(queries.touched_by_person())
-        if value == queries.Band.DROPPED:
-            return queryset.filter(status=Status.DROPPED, updated_at__gte=since)
-        return queryset
+        if self.value() not in queries.Band.ALL:
+            return queryset
+        return queryset.filter(queries.in_band(self.value(), timezone.now() - queries.RECENT))
 
 
 class SourceFilter(admin.SimpleListFilter):

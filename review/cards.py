@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 
 from django.db.models import Prefetch
 
+from distill.services import CONTRADICTS_REASON
 from ledger import permitted_uses
 from ledger import queries as ledger_queries
 from ledger.models import Evidence, Fact, Status
 from review import bands
+
+ESCALATED_REASON = "conflict-escalated"
+# The Conflicts band: a claim the gate escalated against the held value of an exclusive predicate, and a claim an
+# agent asked to remember that contradicts an accepted fact (its evidence names that fact).
+CONFLICT_REASONS = (ESCALATED_REASON, CONTRADICTS_REASON)
 
 USE_WORDS = {
     permitted_uses.ANSWERS: "may answer",
@@ -20,7 +27,8 @@ USE_WORDS = {
 }
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 REASON_WORDS = {
-    "conflict-escalated": "conflicts with a memory you hold",
+    ESCALATED_REASON: "conflicts with a memory you hold",
+    CONTRADICTS_REASON: "an agent proposed it; it contradicts a memory you hold",
     "previously-rejected": "you rejected this before; a different source brought it back",
     "proposed-by-agent": "an agent proposed it",
     "dropped-by-timeout": "nobody decided in time, so it was dropped",
@@ -150,15 +158,40 @@ def _best(evidence: list[Evidence]) -> tuple[float | None, dict]:
     return best, details
 
 
+def _named_held(fact: Fact) -> uuid.UUID | None:
+    """The id of the accepted fact a claim's evidence says it contradicts (an agent's ``remember``), if any."""
+    for ev in fact.evidence.all():
+        try:
+            return uuid.UUID(str((ev.details or {})["contradicts"]))
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+def live_evidence() -> Prefetch:
+    """A fact's live evidence, oldest first: what a card shows."""
+    return Prefetch("evidence", queryset=Evidence.objects.live().order_by("recorded_at"))
+
+
+def is_conflict(status_reason: str) -> bool:
+    """Whether a waiting claim with this reason belongs in the Conflicts band."""
+    return status_reason in CONFLICT_REASONS
+
+
 def held_fact_for(fact: Fact) -> Fact | None:
-    """The held fact a conflicting claim disputes: same subject and predicate, active, a different claim."""
+    """The held fact a conflicting claim disputes: the one its evidence names when it names one (still active),
+    else the same subject and predicate, active, a different claim."""
     qs = (
-        Fact.objects.filter(owner_id=fact.owner_id, predicate=fact.predicate, subject_kind=fact.subject_kind)
-        .filter(status__in=permitted_uses.ACTIVE_STATUSES)
+        Fact.objects.filter(owner_id=fact.owner_id, status__in=permitted_uses.ACTIVE_STATUSES)
         .exclude(pk=fact.pk)
-        .exclude(proposition_key=fact.proposition_key)
         .select_related("subject_entity")
-        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.live().order_by("recorded_at")))
+        .prefetch_related(live_evidence())
+    )
+    if fact.status_reason == CONTRADICTS_REASON:
+        named = _named_held(fact)
+        return qs.filter(public_id=named).first() if named is not None else None
+    qs = qs.filter(predicate=fact.predicate, subject_kind=fact.subject_kind).exclude(
+        proposition_key=fact.proposition_key
     )
     if fact.subject_entity_id:
         qs = qs.filter(subject_entity_id=fact.subject_entity_id)
@@ -183,7 +216,7 @@ def build(fact: Fact, row=None, *, limits: bands.ThresholdCache | None = None) -
     else:
         th = (limits or bands.ThresholdCache(fact.owner))(fact.source_label)
         item.zone = th.zone(trust)
-        item.conflict = fact.status_reason == "conflict-escalated" and fact.is_reviewable()
+        item.conflict = is_conflict(fact.status_reason) and fact.is_reviewable()
     if item.conflict:
         item.held = held_fact_for(fact)
         item.held_evidence = list(item.held.evidence.all()) if item.held else []
@@ -200,7 +233,7 @@ def cards_for(owner, pks: list[int], rows: dict | None = None) -> list[ReviewIte
         .filter(pk__in=pks)
         .defer("search", "token_hashes")
         .select_related("subject_entity")
-        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.live().order_by("recorded_at")))
+        .prefetch_related(live_evidence())
     }
     limits = bands.ThresholdCache(owner)
     return [build(facts[pk], (rows or {}).get(pk), limits=limits) for pk in pks if pk in facts]

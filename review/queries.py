@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.fields.json import KeyTextTransform
 from django.utils import timezone
 
@@ -21,11 +21,10 @@ from ledger import permitted_uses
 from ledger import queries as ledger_queries
 from ledger.models import Commit, CommitRef, Evidence, Fact, Status
 from review import bands
-from review.cards import cards_for
+from review.cards import CONFLICT_REASONS, cards_for, is_conflict
 from review.models import DEFAULT_DAILY_BUDGET, ReviewAction, ReviewPreference
 
 REVIEWABLE = [Status.PENDING_REVIEW, Status.PENDING]
-CONFLICT_REASON = "conflict-escalated"
 SNOOZE_PREFIX = "snoozed-until:"
 TIMEOUT_REASONS = ("accepted-by-timeout", "dropped-by-timeout")
 RECENT = timedelta(days=7)
@@ -177,7 +176,7 @@ def queue_plan(owner, *, now: datetime | None = None) -> QueuePlan:
             snoozed += 1
             continue
         row = Row(pk, str(pid), importance, trust, recorded_at, label, reason, skind, str(sentity) if sentity else None)
-        row.conflict = reason == CONFLICT_REASON
+        row.conflict = is_conflict(reason)
         th = limits(label)
         row.zone = th.zone(trust)
         row.priority = bands.priority(
@@ -262,14 +261,25 @@ def touched_by_person() -> Exists:
     )
 
 
+def in_band(band: str, since: datetime) -> Q:
+    """The facts of ``band`` as one filter: every claim waiting for a person, in the Conflicts band or the queue
+    (before the daily budget), or what the gate accepted without a person / dropped since ``since``. The pages, the
+    counts and the admin's filter all read the bands from here."""
+    conflict = Q(status_reason__in=CONFLICT_REASONS)
+    if band == Band.QUEUE:
+        return Q(status__in=REVIEWABLE) & ~conflict
+    if band == Band.CONFLICTS:
+        return Q(status__in=REVIEWABLE) & conflict
+    if band == Band.AUTO_ACCEPTED:
+        return Q(status=Status.ACCEPTED, updated_at__gte=since) & ~touched_by_person()
+    if band == Band.DROPPED:
+        return Q(status=Status.DROPPED, updated_at__gte=since)
+    raise ValueError(f"unknown band {band!r}")
+
+
 def recent_band_qs(owner, band: str, *, now: datetime | None = None, source=None, subject=None):
     """Accepted without a person (gate or timeout) / dropped, in the last seven days, newest first."""
-    since = (now or timezone.now()) - RECENT
-    qs = Fact.objects.owned_by(owner).filter(updated_at__gte=since)
-    if band == Band.AUTO_ACCEPTED:
-        qs = qs.filter(status=Status.ACCEPTED).exclude(touched_by_person())
-    else:
-        qs = qs.filter(status=Status.DROPPED)
+    qs = Fact.objects.owned_by(owner).filter(in_band(band, (now or timezone.now()) - RECENT))
     if source:
         qs = qs.filter(source_label=source)
     if subject in ("user", "unknown", "third_party"):
@@ -350,8 +360,8 @@ def _fact_counts(owner, plan: QueuePlan) -> dict[str, int]:
         new_today=Count("pk", filter=Q(recorded_at__gte=plan.today_start, status__in=permitted_uses.ACTIVE_STATUSES)),
         timeout_today=Count("pk", filter=timeout & Q(updated_at__gte=plan.today_start)),
         timeout_week=Count("pk", filter=timeout & Q(updated_at__gte=week)),
-        dropped=Count("pk", filter=Q(status=Status.DROPPED, updated_at__gte=week)),
-        auto_accepted=Count("pk", filter=Q(status=Status.ACCEPTED, updated_at__gte=week) & ~touched_by_person()),
+        dropped=Count("pk", filter=in_band(Band.DROPPED, week)),
+        auto_accepted=Count("pk", filter=in_band(Band.AUTO_ACCEPTED, week)),
     )
 
 
@@ -449,7 +459,3 @@ def digest(owner) -> dict:
         .count()
     )
     return {"new_today": new, "need_you": len(plan.surfaced), "held_back": plan.held_back}
-
-
-def fact_prefetch():
-    return Prefetch("evidence", queryset=Evidence.objects.live().order_by("recorded_at"))

@@ -18,7 +18,7 @@ from distill import learning
 from ledger import services as ledger_services
 from ledger.models import Entity, Evidence, Fact, Status
 from review import queries
-from review.cards import held_fact_for
+from review.cards import held_fact_for, is_conflict
 from review.models import ReviewAction
 
 REVIEWER = "reviewer"
@@ -98,7 +98,7 @@ def _decide(owner, fact: Fact, status: str, reason: str) -> Fact:
 
 def _accept(owner, fact: Fact, detail: dict) -> Fact:
     held = None
-    if fact.status_reason == queries.CONFLICT_REASON:
+    if is_conflict(fact.status_reason):
         held = held_fact_for(fact)
     fact = _decide(owner, fact, Status.ACCEPTED, "accepted-by-reviewer")
     if held is not None:
@@ -213,7 +213,7 @@ def _edit(owner, fact: Fact, edit: str | None, detail: dict) -> Fact:
     content = (edit or "").strip()
     if not content:
         raise InvalidAction("edit needs the corrected wording")
-    if content != fact.content and fact.status_reason != queries.CONFLICT_REASON:
+    if content != fact.content and not is_conflict(fact.status_reason):
         return ledger_services.refine(
             owner=owner, fact=fact, content=content, author=REVIEWER, status=Status.ACCEPTED,
             reason="edited-by-reviewer",

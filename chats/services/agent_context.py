@@ -3,18 +3,18 @@ prompt, and the selection both (and the memory proxy) share.
 
 ``recalled`` keeps of what recall selected only the items that match the question on their own (a topic word in
 common: recall's session context adds neighbouring turns that share none, and those are padding) and that the
-caller may show: never a turn or session summary of another project, never the memory proxy's own earlier
-exchanges as evidence for its next answer. Nothing is shown when the gate wants no memory.
+caller may show (``chats.origins``): never a turn, session summary or project fact of another project, never a
+lesson (lessons come through their own project-scoped path), never the memory proxy's own earlier exchanges as
+evidence for its next answer. Nothing is shown when the gate wants no memory.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from accounts.services import user_timezone
 from chats.models import AgentProject, ChatSession, Lesson
+from chats.origins import Origin, citation, origins
 from chats.text import first_sentence
 from ledger.choices import Status
 from ledger.lexicon import stem
@@ -27,51 +27,7 @@ PROMPT_BUDGET = 300  # tokens of recalled memory added to one prompt
 START_BUDGET = 450  # tokens of the session-start block
 MAX_PINNED = 5
 MAX_LESSONS = 5
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    source_key: str
-    project_id: int | None
-    external_id: str
-
-    def is_agent_session(self, session_id: str) -> bool:
-        """Whether this is the stored copy of an agent's session (hooks and the importer prefix a file tag)."""
-        return bool(session_id) and (self.external_id == session_id or self.external_id.endswith(f":{session_id}"))
-
-    def visible_in(self, project: AgentProject | None) -> bool:
-        """Sessions of no project are the person's general chats; another project's sessions are never shown."""
-        return self.project_id is None or (project is not None and self.project_id == project.pk)
-
-
-def _session_ids(owner, items: list[RecallItem]) -> dict[str, str]:
-    """{item id: the public id of the chat session it comes from} for chat turns and chat episodes."""
-    out: dict[str, str] = {}
-    episode_pks = {it.ref_id: it.id for it in items if it.kind == "episode" and it.ref_id is not None}
-    for it in items:
-        if it.kind == "chat_turn" and it.id.startswith("chat:"):
-            out[it.id] = it.id.split(":")[1]
-    if episode_pks:
-        for pk, key in Episode.objects.owned_by(owner).filter(pk__in=list(episode_pks)).values_list("pk", "key"):
-            parts = key.split(":")
-            if len(parts) > 1 and parts[0] == "chat":
-                out[episode_pks[pk]] = parts[1]
-    return out
-
-
-def sessions_of(owner, items: list[RecallItem]) -> dict[str, SessionInfo]:
-    """{item id: the chat session the item comes from}; items of no chat session are not in it."""
-    by_item = _session_ids(owner, items)
-    valid = set()
-    for value in by_item.values():
-        try:
-            valid.add(str(uuid.UUID(value)))
-        except ValueError:
-            continue
-    rows = ChatSession.objects.owned_by(owner).filter(public_id__in=valid)
-    found = {str(p): SessionInfo(src, proj, ext) for p, src, proj, ext in
-             rows.values_list("public_id", "source_key", "agent_project_id", "external_id")}  # fmt: skip
-    return {item: found[sid] for item, sid in by_item.items() if sid in found}
+RECALL_HEADROOM = 3  # recall packs for this many budgets before the caller's own filter (see recalled)
 
 
 def matches_query(query: str, item: RecallItem) -> bool:
@@ -83,41 +39,52 @@ def matches_query(query: str, item: RecallItem) -> bool:
     return bool(wanted & {stem(w) for w in query_terms(item.text)})
 
 
-def _lesson_facts(owner, items: list[RecallItem]) -> set[str]:
-    """The source refs of items that are lessons' ledger facts (lessons reach agents through their own,
-    project-scoped path, never through recall)."""
-    refs = {i.source_ref.split(":", 1)[1] for i in items if i.source_ref.startswith("fact:")}
-    if not refs:
-        return set()
-    rows = Lesson.objects.owned_by(owner).filter(fact_public_id__in=refs).values_list("fact_public_id", flat=True)
-    return {f"fact:{r}" for r in rows}
-
-
 def _usable(owner, query: str, items: list[RecallItem], allow) -> list[RecallItem]:
     items = [i for i in items if i.kind != "identity" and matches_query(query, i)]
-    lessons = _lesson_facts(owner, items)
-    items = [i for i in items if i.source_ref not in lessons]
-    if allow is None or not items:
-        return items
-    origin = sessions_of(owner, items)
-    return [i for i in items if i.id not in origin or allow(origin[i.id])]
+    found = origins(owner, [citation(i) for i in items])
+
+    def shown(item: RecallItem) -> bool:
+        origin = found.get(citation(item))
+        return origin is None or (not origin.lesson and (allow is None or allow(origin)))
+
+    return [i for i in items if shown(i)]
 
 
-def recalled(owner, query: str, *, budget: int, allow: Callable[[SessionInfo], bool] | None = None) -> list[RecallItem]:
-    """The items recall selected for ``query`` that match it on their own and that ``allow`` accepts (items of a
-    chat session are passed to it); never identity lines, never lessons. [] when the gate wants no memory."""
+def recalled(owner, query: str, *, budget: int, allow: Callable[[Origin], bool] | None = None) -> list[RecallItem]:
+    """The items recall selected for ``query`` that match it on their own and that ``allow`` accepts (items from a
+    chat session or a project are passed to it with their ``chats.origins.Origin``); never identity lines, never
+    lessons. [] when the gate wants no memory."""
     query = (query or "").strip()
     if not query:
         return []
-    result = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=budget)
+    # Recall packs for more than the budget: what the caller may not show (another project's knowledge, lessons)
+    # is left out first, and what it may show then fills the budget instead of leaving it to the hidden items.
+    # Usage is counted here, for what is shown, not by recall for all it packed.
+    wide = budget * RECALL_HEADROOM
+    result = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=wide, feedback=False)
     if not result.gate.wants_memory:
         return []
     items = _usable(owner, query, result.items, allow)
     if not items and result.gate.route == "pinned":
         # Recall's own fallback for a named entity with nothing pinned (here: nothing pinned but lessons).
-        facts = recall_services.recall_context(owner=owner, query=query[:4000], budget_tokens=budget, scope="facts")
+        facts = recall_services.recall_context(
+            owner=owner, query=query[:4000], budget_tokens=wide, scope="facts", feedback=False
+        )
         items = _usable(owner, query, facts.items, allow)
-    return items
+    shown = _within(owner, items, budget)
+    recall_services.queue_usage(owner=owner, items=shown)
+    return shown
+
+
+def _within(owner, items: list[RecallItem], budget: int) -> list[RecallItem]:
+    """The items, best first, whose lines (as ``block_lines`` writes them) fit in ``budget`` tokens."""
+    zone, used, out = user_timezone(owner), 0, []
+    for item in items:
+        cost = count_tokens(item.line(tz=zone))
+        if used + cost <= budget:
+            out.append(item)
+            used += cost
+    return out
 
 
 def block_lines(owner, items: list[RecallItem]) -> list[str]:

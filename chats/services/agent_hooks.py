@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 
 from accounts.exceptions import DomainError
 from chats.models import AgentProject, HookDelivery, Lesson
+from chats.origins import Origin
 from chats.privacy import EntryPoint, PrivateFilter, record_removed
 from chats.projects import ProjectRef, resolve_project
 from chats.services import agent_context, agent_transcripts, tool_events
@@ -111,9 +112,9 @@ def _prompt(owner, payload: dict, project, session_key: str) -> str:
     prompt = str(payload.get("prompt") or "")
     lessons = _deliver_once(owner, session_key, relevant_lessons(owner, prompt, project=project))
 
-    def allow(info: agent_context.SessionInfo) -> bool:
-        # Never another project's sessions; never this session (the agent has it in its context already).
-        return info.visible_in(project) and not info.is_agent_session(session_key)
+    def allow(origin: Origin) -> bool:
+        # Never another project's knowledge; never this session (the agent has it in its context already).
+        return origin.visible_in(project) and not (origin.session and origin.session.is_agent_session(session_key))
 
     items = agent_context.recalled(owner, prompt, budget=agent_context.PROMPT_BUDGET, allow=allow)
     parts = [_lesson_text(lessons)] if lessons else []

@@ -107,9 +107,16 @@ def without_hooks(current: dict) -> dict:
     return out
 
 
+# The folder Claude Code was started in (its project), expanded by Claude Code from its environment, in the URL:
+# it has no variable for the project in an MCP entry (``CLAUDE_PROJECT_DIR`` is for hooks), and a header could not
+# carry a folder name outside Latin-1 (the connection fails). See docs/mcp.md, "Project scope".
+PROJECT_QUERY = "?project=${PWD:-}"
+
+
 def mcp_entry(*, url: str) -> dict:
-    """The ``.mcp.json`` server entry: URL and token by environment-variable expansion (no secret in it)."""
-    return {"type": "http", "url": f"${{ALMANAC_URL:-{url.rstrip('/')}}}/mcp",
+    """The ``.mcp.json`` server entry: URL and token by environment-variable expansion (no secret in it), the
+    working folder as the connection's project."""
+    return {"type": "http", "url": f"${{ALMANAC_URL:-{url.rstrip('/')}}}/mcp{PROJECT_QUERY}",
             "headers": {"Authorization": "Bearer ${ALMANAC_TOKEN}"}}  # fmt: skip
 
 
@@ -225,7 +232,7 @@ def setup_claude(*, place: Place, url: str, token: str) -> SetupResult:
         _write(place.mcp, mcp, result)
     else:
         result.commands.append(
-            f"claude mcp add --transport http --scope user almanac {shlex.quote(url.rstrip('/') + '/mcp')} "
+            f"claude mcp add --transport http --scope user almanac {shlex.quote(url.rstrip('/') + '/mcp' + PROJECT_QUERY)} "
             '--header "Authorization: Bearer $ALMANAC_TOKEN"'
         )
     return result

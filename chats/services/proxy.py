@@ -24,6 +24,7 @@ import httpx
 from django.conf import settings
 
 from chats.models import ChatSession
+from chats.origins import Origin
 from chats.privacy import EntryPoint, PrivateFilter, record_removed
 from chats.services import agent_context
 from chats.services import ingest as ingest_services
@@ -74,9 +75,9 @@ def without_private(owner, body: dict) -> dict:
     return clean
 
 
-def _not_the_proxy(info: agent_context.SessionInfo) -> bool:
+def _not_the_proxy(origin: Origin) -> bool:
     # The proxy's own earlier exchanges are never evidence for its next answer: each call would feed the next.
-    return info.source_key != ChatSession.Source.PROXY
+    return origin.session is None or origin.session.source_key != ChatSession.Source.PROXY
 
 
 def selected_block(owner, query: str) -> str:

@@ -119,12 +119,30 @@ def _reads_as_sentences(text: str, doc, names: set[str]) -> str:
     """The grammar check; a contracted "'s" the small parser took for a possessive ("Sigrid's married") is read
     as "is" before giving up."""
     why = _grammar(doc, names)
+    if not why:
+        return ""
+    as_pronouns = _names_as_pronouns(text, names)
+    if as_pronouns != text and not _grammar(nlp.parse([as_pronouns])[0], names):
+        # The small parser misreads some names next to a verb ("Alice reviews pull requests": "Alice reviews" a
+        # compound, then no subject, no verb or a verb that disagrees): the same sentence with each name said as
+        # a pronoun of the same person and number reads, so every owner's name gets the same answer.
+        return ""
     if not why.startswith("no finite verb"):
         return why
     for m in re.finditer(r"(?<=\w)'s\b", text):
         if not _grammar(nlp.parse([text[: m.start()] + " is" + text[m.end() :]])[0], names):
             return ""
     return why
+
+
+def _names_as_pronouns(text: str, names: set[str]) -> str:
+    """``text`` with each known name, whole or one of its words ("Ilse" of "Ilse Brandvold"), said as "she" and
+    its possessive as "her" (one person: third person singular)."""
+    words = {w for name in names for w in name.split() if len(w) > 1}
+    for name in sorted(set(names) | words, key=len, reverse=True):  # any case: an account name may be "alice"
+        text = re.sub(rf"\b{re.escape(name)}'s\b", "her", text, flags=re.IGNORECASE)
+        text = re.sub(rf"\b{re.escape(name)}\b", "she", text, flags=re.IGNORECASE)
+    return re.sub(r"^(she|her)\b", lambda m: m.group(1).title(), text)
 
 
 def _grammar(doc, names: set[str] = frozenset()) -> str:
@@ -143,6 +161,8 @@ def _grammar(doc, names: set[str] = frozenset()) -> str:
             return f"'{first.text}' opens a question, not a statement"
         root = sent.root
         finite = root if root.tag_ in FINITE else next((a for a in _auxiliaries(root) if a.tag_ in FINITE), None)
+        if finite is None and _verb_read_as_noun(root):
+            finite = root
         if finite is None:
             return f"no finite verb in {sent.text!r}"
         subject = nlp.subject_of(root)
@@ -158,6 +178,24 @@ def _grammar(doc, names: set[str] = frozenset()) -> str:
         if why:
             return why
     return ""
+
+
+_THIRD_SINGULAR = frozenset({"she", "he", "it"})
+
+
+def _verb_read_as_noun(tok) -> bool:
+    """A verb the small tagger read as a noun after its subject pronoun ("She parks at the garage": "parks" NNS),
+    in the form that agrees with that pronoun."""
+    subject = next((c for c in tok.children if c.dep_ == "nsubj" and c.pos_ == "PRON" and c.i < tok.i), None)
+    if tok.pos_ not in ("NOUN", "PROPN") or subject is None:
+        return False
+    word, singular = tok.lower_, subject.lower_ in _THIRD_SINGULAR
+    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
+        if word in (getInflection(lemma, "VBD") or ()):
+            return True
+        if word in (getInflection(lemma, "VBZ" if singular else "VBP") or ()):
+            return True
+    return False
 
 
 def _order(tok) -> str:

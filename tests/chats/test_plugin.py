@@ -39,7 +39,7 @@ def test_the_manifest_validates_against_claude_codes_schema():
     options = manifest["userConfig"]
     assert options["token"]["sensitive"] is True  # kept in the keychain / credentials file, not settings.json
     server = manifest["mcpServers"]["almanac"]
-    assert server["url"] == "${user_config.url}/mcp" and "${user_config.token}" in server["headers"]["Authorization"]
+    assert server["url"] == "${user_config.url}/mcp?project=${PWD:-}" and "${user_config.token}" in server["headers"]["Authorization"]
 
 
 def test_the_marketplace_installs_the_plugin_from_this_repository():

@@ -46,7 +46,7 @@ def test_no_shared_file_holds_the_token_and_the_local_file_is_private(user, tmp_
     }
     mcp = json.loads((project / ".mcp.json").read_text())["mcpServers"]["almanac"]
     assert mcp["headers"]["Authorization"] == "Bearer ${ALMANAC_TOKEN}"
-    assert mcp["url"] == "${ALMANAC_URL:-http://127.0.0.1:8765}/mcp"
+    assert mcp["url"] == "${ALMANAC_URL:-http://127.0.0.1:8765}/mcp?project=${PWD:-}"
     local = project / ".claude" / "settings.local.json"
     assert local.stat().st_mode & 0o077 == 0
     data = json.loads(local.read_text())

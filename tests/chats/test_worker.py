@@ -13,8 +13,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from chats.models import ChatSession
-from tests.memory_site.test_mcp import _database_url
-from tests.memory_site.test_worker import _wait_for
+from tests.memory_site.test_worker import _test_database_url, _wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -24,7 +23,7 @@ TURN = {"user": "Move the invoice PDFs generation into a background job so the c
 
 @pytest.fixture
 def worker():
-    env = {**os.environ, "DATABASE_URL": _database_url()}
+    env = {**os.environ, "DATABASE_URL": _test_database_url()}
     proc = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=settings.BASE_DIR, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     yield proc

@@ -84,6 +84,32 @@ def test_a_rewrite_nobody_said_fails_the_check(text, evidence, why):
     assert not is_faithful(text, evidence, ["Ilse Brandvold", "Anssi"])
 
 
+# Names from many places; the small parser reads several of them as a noun before a verb ("Alice reviews" as a
+# compound), which made the same rewrite faithful for one owner and not for another.
+NAMES = ["alice", "Alice", "Dara", "Oluwaseun", "Mei", "Siobhan", "Tomasz", "Ngaio", "Kwame", "Ayelet", "Joon"]
+PLAIN = [
+    ("{} repairs ferry engines every winter.", "I repair ferry engines every winter."),
+    ("{} reviews grant applications on Fridays.", "I review grant applications on Fridays."),
+    ("{} bakes with spelt from the harbour mill.", "I bake with spelt from the harbour mill."),
+    ("{}'s sister coaches the rowing club.", "My sister coaches the rowing club."),
+    ("{} parks at the ferry terminal.", "I park at the ferry terminal."),
+]
+BROKEN = [
+    ("{} repair ferry engines every winter.", "I repair ferry engines every winter."),
+    ("One winters ago {} repaired the ferry.", "One winter ago I repaired the ferry."),
+    ("{} grant applications.", "I review grant applications."),
+    ("{} park at the ferry terminal.", "I park at the ferry terminal."),
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_check_gives_every_owner_name_the_same_answer(name):
+    for text, evidence in PLAIN:
+        assert check(text.format(name), [evidence], [name]) == "", text.format(name)
+    for text, evidence in BROKEN:
+        assert check(text.format(name), [evidence], [name]), text.format(name)
+
+
 def test_an_empty_text_is_not_faithful():
     assert check("", ["I keep bees."], ["Ilse"]) == "empty"
 

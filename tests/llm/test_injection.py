@@ -21,6 +21,7 @@ from ledger.models import Episode, Fact
 from ledger.recall.services import decide
 from screen.events import llm as namer
 from screen.services.store import EventDraft
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -87,14 +88,32 @@ def test_the_chats_pass_writes_no_injected_title_gist_or_memory(model, settings,
     assert not Fact.objects.owned_by(user).filter(status=Status.ACCEPTED, content=injected["memory"]).exists()
 
 
-@pytest.mark.xfail(reason="issue 39 item 4 (distill/extraction/llm.py): a chunk whose model candidates are all "
-                   "screened out must fall back to the deterministic candidates", strict=False)  # fmt: skip
-def test_an_obeying_model_costs_the_chunk_none_of_its_true_memories(model, settings, user):
-    lines, attack, injected = CASES[0]
-    model.chat_handler = obedient(injected)
-    ingest_services.ingest(owner=user, agent_id="claude", conversation_id="c", turns=chat_pairs(lines, attack))
+def kept_memories(owner) -> set[str]:
+    """What a pass left for the owner to see: accepted, queued for review, or dropped but rescuable."""
+    live = (Status.ACCEPTED, Status.PENDING, Status.PENDING_REVIEW, Status.DROPPED)
+    texts = Fact.objects.owned_by(owner).filter(status__in=live).values_list("content", flat=True)
+    return {t.replace(owner.username.title(), "<owner>") for t in texts}  # a rewrite names its owner
+
+
+@pytest.mark.parametrize(("lines", "attack", "injected"), CASES, ids=["sailing", "baking", "ci", "garden"])
+def test_an_obeying_model_costs_the_chunk_none_of_its_memories(model, settings, user, lines, attack, injected):
+    """Issue 39 item 4: a chunk whose model candidates all fail the claim screen gets the deterministic candidates,
+    so the pass keeps what it keeps with the model off (it had written nothing), and that answer is not cached."""
+    turns = chat_pairs(lines, attack)
+    settings.ALMANAC_LLM_BASE_URL = ""  # the model off: the deterministic pass alone
+    alone = UserFactory(username="morgan")
+    ingest_services.ingest(owner=alone, agent_id="claude", conversation_id="c", turns=turns)
     distilling.drain_due(now=timezone.now() + timedelta(minutes=5))
-    assert Fact.objects.owned_by(user).filter(status=Status.ACCEPTED).exists()
+    without_model = kept_memories(alone)
+    assert without_model  # the talk holds something worth keeping
+
+    settings.ALMANAC_LLM_BASE_URL = model.base_url
+    model.chat_handler = obedient(injected)
+    ingest_services.ingest(owner=user, agent_id="claude", conversation_id="c", turns=turns)
+    distilling.drain_due(now=timezone.now() + timedelta(minutes=5))
+    assert any("extract" in m["messages"][0]["content"] for m in model.chat_requests())  # the model was asked
+    assert kept_memories(user) == without_model
+    assert injected["memory"] not in kept_memories(user)
 
 
 @pytest.mark.parametrize(("lines", "attack", "injected"), CASES, ids=["sailing", "baking", "ci", "garden"])

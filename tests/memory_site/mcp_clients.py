@@ -70,8 +70,11 @@ def over_stdio(
         return value, errlog.read()
 
 
-def over_http(owner, live_server, exercise: Exercise, *, headers: dict | None = None, token: str | None = None):
-    """What ``exercise`` returned over Streamable HTTP with a bearer token of ``owner`` (a new one unless given)."""
+def over_http(
+    owner, live_server, exercise: Exercise, *, headers: dict | None = None, token: str | None = None, path: str = "/mcp"
+):
+    """What ``exercise`` returned over Streamable HTTP at ``path`` with a bearer token of ``owner`` (a new one
+    unless given)."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -80,7 +83,7 @@ def over_http(owner, live_server, exercise: Exercise, *, headers: dict | None = 
 
     async def run():
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}", **(headers or {})})
-        async with http, Client(streamable_http_client(f"{live_server.url}/mcp", http_client=http)) as client:
+        async with http, Client(streamable_http_client(f"{live_server.url}{path}", http_client=http)) as client:
             return await exercise(client)
 
     return run_async(run)

@@ -31,7 +31,7 @@ CLIENT_LOGGERS = ("mcp.client", "httpx", "httpcore")
 
 async def _exercise(client) -> list:
     calls = [
-        ("remember", {"content": f"Alice parks at the north garage {PRIVATE}", "quote": f"I park north. {PRIVATE}"}),
+        ("remember", {"content": f"Alice parks at the north garage {PRIVATE}", "quote": f"I park at the north garage. {PRIVATE}"}),
         ("recall", {"query": f"where does Alice park {PRIVATE}"}),
         ("search_memory", {"query": f"north garage {PRIVATE}"}),
         ("search_hits", {"query": f"north garage {PRIVATE}"}),
@@ -65,7 +65,7 @@ def _check(answers: list, user, log: str) -> None:
     assert remembered["private_spans_removed"] == 2 and remembered["status"] == "pending_review"
     fact = Fact.objects.get(public_id=remembered["id"])
     assert fact.content == "Alice parks at the north garage"
-    assert fact.evidence.get().quote == "I park north."
+    assert fact.evidence.get().quote == "I park at the north garage."
     assert data(answers[2][1])["private_spans_removed"] == 1
     recalled = mcp.call_tool(user, "recall", {"query": "north garage", "scope": "facts"})
     assert "north garage" in recalled["block"] and SECRET not in json.dumps(recalled)

@@ -108,6 +108,32 @@ def test_project_scope_over_streamable_http(projects, live_server):
         assert _said(payload) == {"none"}, key
 
 
+def test_the_plugins_url_names_the_project_as_claude_code_expands_it(projects, live_server):
+    # The plugin and `chats setup` connect to /mcp?project=${PWD:-}: Claude Code puts the folder it was started in
+    # there, percent-encoding what a URL cannot hold (a header could not carry a non-Latin-1 folder name at all).
+    out = over_http(projects, live_server, _without_project, path=f"/mcp?project={SHOP}/api")
+    assert _said(out["lessons"]) == {"shop", "none"} and out["lessons"]["project"] == "shop"
+    empty = over_http(projects, live_server, _without_project, path="/mcp?project=")  # PWD unset
+    assert _said(empty["lessons"]) == {"none"}
+
+
+@pytest.mark.parametrize(
+    ("query", "headers", "project"),
+    [
+        ("project=/home/dev/%E9%A1%B9%E7%9B%AE/c++", {}, "/home/dev/项目/c++"),  # as Node's URL encodes it
+        ("project=/home/dev/my%20shop&x=1", {}, "/home/dev/my shop"),
+        ("project=/home/dev/blog", {"HTTP_X_ALMANAC_PROJECT": "/home/dev/shop"}, "/home/dev/shop"),  # header wins
+        ("", {}, ""),
+    ],
+)
+def test_the_connections_project_is_read_from_the_header_else_the_url(query, headers, project):
+    from django.test import RequestFactory
+
+    from memory_site.mcp_http import project_of
+
+    assert project_of(RequestFactory().post(f"/mcp?{query}", **headers)) == project
+
+
 def test_a_repository_remote_or_a_project_name_names_the_project_too(projects):
     from memory_site import mcp
 
