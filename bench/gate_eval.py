@@ -1,13 +1,14 @@
 """The trust gate's figures for ``bench/extraction.py``, as issue 37 accepts them: **leave one wearer out**.
 
-For each of the six wearers of the labeled days, the recipe of ``bench/train_turn_model.py`` (turn reader + gate
-model, lines chosen inside the training folds) is fitted on the other five and a sixth of the persona chats is
-held out with them; every held-out wearer's figures are printed with the labeled-days reference matcher
-(accepted precision, accepted recall, accepted-or-queued recall, queue per 100 turns and its true share, traps
-accepted, the turn reader's AUC on the wearer's turns), then the persona chats fold by fold, then LoCoMo scored
-by the recipe fitted on every day and persona chat (never trained on). The same protocol then runs without the
-turn reader (today's gate model) for comparison. Then speed: model loads and a 2,000-turn day through parse,
-turn reader, model and gate; and the size the repository ships.
+For each of the six wearers of the labeled days, the shipped recipe (``bench/train_gate.py``: the gate model,
+trained on the days and the persona chats, its lines chosen as that script chooses them) is fitted on the other
+five with five sixths of the persona chats, its lines chosen inside those training folds (nested, the protocol
+of ``bench/train_turn_model.py``); every held-out wearer's figures are printed with the labeled-days reference
+matcher (accepted precision, accepted recall, accepted-or-queued recall, queue per 100 turns and its true share,
+traps accepted, memory texts failing the faithfulness check), then the persona chats fold by fold, then LoCoMo
+scored by the recipe fitted on every day and persona chat (never trained on). The same protocol then runs with
+the stricter per-wearer accept rule and with the turn reader (not shipped) for comparison. Then speed: model
+loads and a 2,000-turn day through parse, turn reader, model and gate; and the size the repository ships.
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ def print_saved(path: str) -> int:
     import json
 
     results = json.loads(Path(path).read_text())
-    misses = print_folds("Turn reader + gate model (the shipped recipe)", results["turns"])
+    misses = print_folds("Turn reader + gate model (not shipped)", results["turns"])
     if "baseline" in results:
         print_folds("Today's gate model alone (no turn reader), same protocol", results["baseline"])
     print("\nAcceptance on the held-out folds: " + ("all met" if not misses else "NOT met:"))
