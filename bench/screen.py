@@ -7,8 +7,9 @@
 held-out ``measure`` word pools (default: ``MEASURE_SEED``, which development and the tests never use), each
 played as a new user would (settings and source through the API, a local ScreenPipe imitation, ``POST
 /screen/collect`` at each of its phased collect moments with the clock moved there) and read back through the
-API. Prints the pass rate overall, per activity family, per distractor kind and per feature, how often the
-event count is exact, and the commonest failure kinds (``--failures`` lists every failing session).
+API. Prints the pass rate overall, per activity family, per surface, per distractor kind, with and without a
+local-midnight crossing and per feature, how often the event count is exact, and the commonest failure kinds with
+the family they concern (``--failures`` lists every failing session).
 
 **The 8-hour day**:
 

@@ -55,28 +55,3 @@ class Migration(migrations.Migration):
         ),
     ]
 
-
-def _projects_from_folders(apps, schema_editor):
-    """Every session and lesson that named a working directory gets the folder project of that directory (the key
-    is the directory as stored, so lesson keys made from it still match)."""
-    from chats.projects import normalise_path
-
-    AgentProject = apps.get_model("chats", "AgentProject")
-    made: dict[tuple[int, str], int] = {}
-    for model_name in ("ChatSession", "Lesson"):
-        model = apps.get_model("chats", model_name)
-        rows = model.objects.exclude(project="").values_list("owner_id", "project").distinct()
-        for owner_id, folder in rows:
-            root = normalise_path(folder)
-            if not root:
-                continue
-            if (owner_id, folder) not in made:
-                project, _ = AgentProject.objects.get_or_create(
-                    owner_id=owner_id, key=folder[:500],
-                    defaults={"name": root.rstrip("/").rsplit("/", 1)[-1][:200] or root[:200], "root": root},
-                )
-                made[(owner_id, folder)] = project.pk
-            model.objects.filter(owner_id=owner_id, project=folder).update(agent_project_id=made[(owner_id, folder)])
-
-
-Migration.operations.append(migrations.RunPython(_projects_from_folders, migrations.RunPython.noop))

@@ -17,8 +17,9 @@ or concluded. Pure, no database; its state lives inside the signal deriver's JSO
 - **Anchors** are outcome lines *new* in a frame, never: assistant text (an assistant program, or the lines
   under an assistant pane header), controls ("Offer draw"), rows of a history list (lines with the same shape
   as a sibling line once words, numbers and outcome words are masked, lines dated "3h ago"/"yesterday", lines
-  labelled "Last match:"), or a banner: lines that arrive over an unchanged screen and leave it unchanged again
-  within ``BANNER`` (a notification about something else). Until then such a quiet anchor is pending.
+  labelled "Last match:"), other people's posts under their bylines ("Ana · 2h", ``posts.py``), or a banner:
+  lines that arrive over an unchanged screen and leave it unchanged again within ``BANNER`` (a notification
+  about something else). Until then such a quiet anchor is pending.
 - **Speech** (ScreenPipe audio) attaches to the span on screen, or, while one conversation goes on, to the span
   that heard its previous words (a call keeps its speech while the owner glances at another window), with its
   device (Input = this machine's mic, Output = what the speakers played: other people on a call), speaker name
@@ -34,6 +35,7 @@ import re
 from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
+from screen.collector.posts import others_posts
 from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, is_mirror, site_of
 from screen.events.outcomes import ALL_WORDS, CONTROL_VERBS, PROGRESS, read_outcome, tokens
 from screen.text import SCREEN_STOPWORDS, normalize_line
@@ -169,16 +171,17 @@ class SpanTracker:
         self.state["focus"] = ctx
         span = self.open.get(ctx)
         assistant = self._assistant_lines(item, lines)
+        posts = others_posts([line for line in lines if line not in assistant])
         if span is not None and item.at - parse_ts(span["last"]) >= LEAVE:
             ended.append(self._end(span, "left"))
             span = None
         if span is not None:
-            span = self._continue(span, item, ctx, lines, norm, assistant, ended)
+            span = self._continue(span, item, ctx, lines, norm, assistant | posts, ended)
         if span is None:
             span = self._resume(item, ctx, norm) or self._start(item, ctx, prelude=None)
         if span["start_frame"] == item.id:
-            self._add_anchors(span, item, self._anchors([norm[k] for k in norm], lines, assistant))
-        self._update(span, item, norm, assistant)
+            self._add_anchors(span, item, self._anchors([norm[k] for k in norm], lines, assistant | posts))
+        self._update(span, item, norm, assistant, posts)
         self._hear_waiting(span, item)
         return ended
 
@@ -190,8 +193,9 @@ class SpanTracker:
                 span["speech"].append(dict(said, frame=item.id, frame_at=_iso(item.at)))
         del span["speech"][:-MAX_SPEECH]
 
-    def _continue(self, span, item, ctx, lines, norm, assistant, ended) -> dict:
-        """The next frame of an open span: new anchors, banners leaving, conclusion, a regime change."""
+    def _continue(self, span, item, ctx, lines, norm, foreign, ended) -> dict:
+        """The next frame of an open span: new anchors (never from ``foreign`` lines: an assistant's, other
+        people's posts), banners leaving, conclusion, a regime change."""
         prev, cur = set(span["lines"]), set(norm)
         added, removed = cur - prev, prev - cur
         if self._banners_left(span, item, added, removed):
@@ -199,7 +203,7 @@ class SpanTracker:
         union = prev | cur
         ratio = len(added | removed) / len(union) if union else 0.0
         fresh = [norm[k] for k in norm if k in added]
-        new_anchors = self._anchors(fresh, lines, assistant)
+        new_anchors = self._anchors(fresh, lines, foreign)
         if ratio >= MATERIAL:
             span["changes"] += 1
         if ratio >= MATERIAL:
@@ -290,11 +294,11 @@ class SpanTracker:
             return set(lines)
         return out
 
-    def _anchors(self, fresh: list[str], lines: list[str], assistant: set[str]) -> list[str]:
-        candidates = [line for line in fresh if line not in assistant and read_outcome(line) is not None]
+    def _anchors(self, fresh: list[str], lines: list[str], foreign: set[str]) -> list[str]:
+        candidates = [line for line in fresh if line not in foreign and read_outcome(line) is not None]
         if not candidates:
             return []
-        rows = history_rows([line for line in lines if line not in assistant])
+        rows = history_rows([line for line in lines if line not in foreign])
         return [line for line in candidates if line not in rows]
 
     def _add_anchors(
@@ -341,7 +345,7 @@ class SpanTracker:
         self.open[ctx] = span
         return span
 
-    def _update(self, span: dict, item: Item, norm: dict[str, str], assistant: set[str]) -> None:
+    def _update(self, span: dict, item: Item, norm: dict[str, str], assistant: set[str], posts: set[str]) -> None:
         from screen.collector.signals import prompt_lines
 
         span["last"], span["last_frame"] = _iso(item.at), item.id
@@ -361,6 +365,8 @@ class SpanTracker:
                 if keep and len(span["assistant_lines"]) < 4:
                     span["assistant_lines"].append(line)
                 continue
+            if line in posts:
+                continue  # another person's post says nothing of what the owner is doing
             if key not in seen and len(seen) < MAX_SEEN:
                 seen[key] = line
         for command in prompt_lines(list(norm.values())):

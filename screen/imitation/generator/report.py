@@ -1,10 +1,12 @@
 """Playing many generated sessions (one fresh user each) and reporting pass rates: overall, per activity
-family, per distractor kind and per feature, how often the event count is exact, and the commonest failures."""
+family, per surface (browser, native program, fullscreen, phone mirror), per distractor kind (with and without
+it), with and without a local-midnight crossing and per feature, how often the event count is exact, and the
+commonest failures by kind and family."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 
 from screen.imitation.generator.check import Verdict
 from screen.imitation.generator.model import DISTRACTORS, GeneratedSession
@@ -42,28 +44,42 @@ def _event_rate(pairs: list) -> str:
     return f"{100 * ok / len(pairs):.1f} % ({ok}/{len(pairs)})"
 
 
-def summary(verdicts: list[Verdict]) -> dict:
-    """The figures the report prints, as numbers (for tests and docs)."""
-    by_kind: dict[str, list[Verdict]] = defaultdict(list)
-    by_distractor: dict[str, list[Verdict]] = defaultdict(list)
-    for v in verdicts:
-        for kind in v.session.kinds:
-            by_kind[kind].append(v)
-        for d in v.session.distractors:
-            by_distractor[d].append(v)
-    rate = lambda vs: sum(v.ok for v in vs) / len(vs) if vs else 1.0  # noqa: E731
-    return {
-        "sessions": len(verdicts),
-        "pass": rate(verdicts),
-        "count_exact": sum(v.count_exact for v in verdicts) / len(verdicts) if verdicts else 1.0,
-        "kinds": {k: rate(vs) for k, vs in by_kind.items()},
-        "distractors": {d: rate(vs) for d, vs in by_distractor.items()},
-    }
+SURFACES = ("browser", "native", "fullscreen", "phone")
+MIDNIGHT = "across midnight"
 
 
 def _failure_kind(text: str) -> str:
-    text = re.sub(r"^#\d+ [\w.]+: ", "", text)
-    return re.split(r"[ :]", text, maxsplit=1)[0] if not text.startswith("not the owner") else "not the owner's text"
+    """A failure line as its kind and the family it concerns: ``outcome (purchase.order)``, ``extra event
+    (game.match)``, ``count``."""
+    if text.startswith("extra event: "):
+        rest = text.removeprefix("extra event: ")
+        if rest.startswith("not the owner") or rest.startswith("another person"):
+            return rest.split(":", 1)[0]
+        return f"extra event ({rest.split(' ', 1)[0]})"
+    own = re.match(r"^#\d+ ([\w.]+): (.*)$", text)
+    if not own:
+        return text.split(":", 1)[0]
+    family, what = own.groups()
+    for head in ("outcome evidence", "outcome subject", "local date", "not kept", "no outcome evidence"):
+        if what.startswith(head):
+            return f"{head} ({family})"
+    if re.match(r"^'.*' as \[", what):
+        return f"said with the wrong role ({family})"
+    return f"{re.split(r'[ :]', what, maxsplit=1)[0]} ({family})"
+
+
+def _table(title: str, rows: list[tuple[str, list[Verdict], list]]) -> None:
+    print(f"\n| {title} | sessions with it passing | its events right |")
+    print("|---|---|---|")
+    for label, sessions, events in rows:
+        print(f"| {label} | {_rate(sessions)} | {_event_rate(events)} |")
+
+
+def _by_feature(verdicts: list[Verdict], events: list, test) -> tuple[list[Verdict], list]:
+    return (
+        [v for v in verdicts if any(test(e) for e in v.session.expected)],
+        [ev for ev in events if test(ev.expected)],
+    )
 
 
 def print_report(verdicts: list[Verdict], *, seed: int, partition: str, seconds: float, failures: bool) -> None:
@@ -79,29 +95,42 @@ def print_report(verdicts: list[Verdict], *, seed: int, partition: str, seconds:
     print(f"| event count exact | {100 * exact / max(n, 1):.1f} % ({exact}/{n}) |")
     events = [ev for v in verdicts for ev in v.events]
     print(f"| expected events right | {_event_rate(events)} |")
-    print("\n| activity family | sessions with it passing | its events right |")
-    print("|---|---|---|")
     kinds = sorted({k for v in verdicts for k in v.session.kinds})
-    for kind in kinds:
-        with_it = [v for v in verdicts if kind in v.session.kinds]
-        its = [ev for v in verdicts for ev in v.events if ev.expected.kind == kind]
-        print(f"| {kind} | {_rate(with_it)} | {_event_rate(its)} |")
-    print("\n| distractor | sessions with it passing |")
-    print("|---|---|")
+    _table("activity family", [(k, *_by_feature(verdicts, events, lambda e, k=k: e.kind == k)) for k in kinds])
+    _table(
+        "surface",
+        [(s, *_by_feature(verdicts, events, lambda e, s=s: f"on {s}" in e.features)) for s in SURFACES],
+    )
+    print("\n| distractor | sessions with it passing | sessions without it passing |")
+    print("|---|---|---|")
     for d in DISTRACTORS:
-        print(f"| {d} | {_rate([v for v in verdicts if d in v.session.distractors])} |")
-    features = sorted({f for v in verdicts for e in v.session.expected for f in e.features})
+        with_it = [v for v in verdicts if d in v.session.distractors]
+        without = [v for v in verdicts if d not in v.session.distractors]
+        print(f"| {d} | {_rate(with_it)} | {_rate(without)} |")
+    crossing = lambda e: MIDNIGHT in e.features  # noqa: E731
+    _table(
+        "local midnight",
+        [
+            ("an activity crosses it", *_by_feature(verdicts, events, crossing)),
+            (
+                "none crosses it",
+                [v for v in verdicts if not any(crossing(e) for e in v.session.expected)],
+                [ev for ev in events if not crossing(ev.expected)],
+            ),
+        ],
+    )
+    features = sorted(
+        {f for v in verdicts for e in v.session.expected for f in e.features if not f.startswith("on ")} - {MIDNIGHT}
+    )
     if features:
-        print("\n| feature | sessions with it passing |")
-        print("|---|---|")
-        for f in features:
-            print(f"| {f} | {_rate([v for v in verdicts if any(f in e.features for e in v.session.expected)])} |")
+        _table("feature", [(f, *_by_feature(verdicts, events, lambda e, f=f: f in e.features)) for f in features])
     kinds_of_failure = Counter(_failure_kind(f) for v in verdicts for f in v.failures)
+    sessions_of_failure = Counter(k for v in verdicts for k in {_failure_kind(f) for f in v.failures})
     if kinds_of_failure:
-        print("\n| failure | times |")
-        print("|---|---|")
-        for kind, count in kinds_of_failure.most_common(12):
-            print(f"| {kind} | {count} |")
+        print("\n| failure | times | sessions |")
+        print("|---|---|---|")
+        for kind, count in kinds_of_failure.most_common(15):
+            print(f"| {kind} | {count} | {sessions_of_failure[kind]} |")
     if failures:
         print()
         for v in verdicts:
