@@ -558,11 +558,19 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--gate-only", action="store_true", help="only the gate model's cross-validated figures")
     parser.add_argument("--no-gate", action="store_true", help="skip the gate model's cross-validated figures")
+    parser.add_argument(
+        "--no-turns", action="store_true", help="gate figures without the turn reader recipe (not shipped; slow)"
+    )
+    parser.add_argument("--no-speed", action="store_true", help="gate figures without the speed measurement")
+    parser.add_argument(
+        "--no-baseline", action="store_true", help="gate figures without the stricter per-wearer accept rule"
+    )
     args = parser.parse_args(argv)
+    gate_options = {"turns": not args.no_turns, "with_speed": not args.no_speed, "baseline": not args.no_baseline}
     if args.gate_only:
         from bench import gate_eval
 
-        return gate_eval.report()
+        return gate_eval.report(**gate_options)
     try:
         days = load_days(args.paths)
     except (OSError, ValueError, KeyError) as exc:
@@ -615,7 +623,7 @@ def main(argv=None) -> int:
         return code
     from bench import gate_eval
 
-    return gate_eval.report()
+    return gate_eval.report(**gate_options)
 
 
 def run_locomo(args) -> int:

@@ -2,9 +2,13 @@
 
     python bench/train_gate.py [--check] [--refresh] [--out PATH] [--card PATH]
 
-1. Labelled candidates of the three development sets (``bench/gate_data.py``, cached under ``var/gate_cache``).
-2. Cross-validation **by conversation** (a labeled day, a LoCoMo session, a persona chat), repeated: every group
-   goes to one of ``FOLDS`` folds, round-robin over the sorted group names of each set, and again over
+1. Labelled candidates of the development sets (``bench/gate_data.py``, cached under ``var/gate_cache``). The
+   model is fitted, calibrated and its lines chosen on ``TRAIN_SETS`` only (the labeled days and the persona
+   chats). LoCoMo is CC BY-NC: it is scored by the final model and its figures are written beside the others,
+   it never fits a weight, a calibration or a line.
+2. Cross-validation **by person**: a labeled day goes to its wearer's fold (leave one wearer out: a wearer's days
+   are never split between fitting and scoring), a persona chat to a fold of its own conversation. The units
+   (wearers, conversations) of each set go round-robin over their sorted names to ``FOLDS`` folds, and again over
    ``REPEATS - 1`` seeded shuffles of those names. For each fold a logistic regression is fitted on the other
    folds and scores the held one (out-of-fold logits, one list per assignment). Every fit sees only the labelled
    candidates the model could accept on its own (``decidable``: no extractor ceiling, a sure capture and subject).
@@ -12,13 +16,18 @@
    ``CALIBRATION``): a monotone map from logit to probability.
 4. Thresholds on the calibrated out-of-fold probabilities of every assignment at once, through the same decision
    the gate makes (hard ceilings and the attribution check apply): **accept** = the lowest threshold at which
-   every set's accepted precision is ≥ ``TARGET_PRECISION`` with one false accept to spare, a fact accepted
-   twice counting once (as the bench counts it); **review** and **capped** = the pair that asks
+   every training set's accepted precision is ≥ ``TARGET_PRECISION`` with one false accept to spare, a fact
+   accepted twice counting once (as the bench counts it), 1.0 (nothing accepted on its own: everything the model
+   would have accepted is asked instead) when no threshold does; **review** and **capped** = the pair that asks
    the most true claims while every set queues ≤ ``MAX_QUEUED_PER_100`` candidates per 100 turns of which ≥
    ``MIN_QUEUED_TRUE`` are true. (One assignment alone moved the accept line by up to 0.06.)
-5. The final model: one fit on every labelled decidable candidate, written as sparse coefficients + calibration +
-   thresholds + fold scores. Fixed seeds, sorted inputs and rounded numbers: a rebuild gives the same bytes
-   (``--check`` exits 1 when it does not).
+5. The final model: one fit on every labelled decidable candidate of the training sets, written as sparse
+   coefficients + calibration + thresholds + fold scores. Fixed seeds, sorted inputs and rounded numbers: a
+   rebuild gives the same bytes (``--check`` exits 1 when it does not).
+
+Names are masked in the features themselves (``distill.gate_model.featurize``), so the fit cannot learn who was
+in the development talk. ``bench/gate_eval.py`` measures the recipe with lines chosen inside the training folds
+(nested, leave one wearer out).
 """
 
 from __future__ import annotations
@@ -36,7 +45,10 @@ sys.path.insert(0, str(ROOT))
 
 from distill import gate_model  # noqa: E402
 
-FOLDS = 5
+# The six wearers of the labeled days each make a fold of their own; the persona chats are spread over the same folds.
+FOLDS = 6
+# The sets the model learns from. LoCoMo (CC BY-NC) is measured only: the shipped model must not be trained on it.
+TRAIN_SETS = ("days", "persona")
 # Fold assignments the lines are chosen over (repeated cross-validation): on one assignment the accept line
 # ranged from 0.854 to 0.917 with the assignment alone (extractor 2.27), so one draw decided how much is accepted.
 REPEATS = 5
@@ -57,20 +69,25 @@ CARD = ROOT / "distill" / "data" / "GATE_MODEL_CARD.md"
 
 
 # --- data ---------------------------------------------------------------------------------------------------
-def fold_of_groups(records: list[dict], folds: int = FOLDS, seed: int = 0) -> dict[str, int]:
-    """Each group (conversation) to a fold: round-robin over each set's sorted group names (``seed`` 0), or over
-    the same names shuffled by a generator seeded with ``seed`` and the set's name (the other assignments of
-    repeated cross-validation)."""
-    by_set: dict[str, set[str]] = defaultdict(set)
+def fold_of_groups(
+    records: list[dict], folds: int = FOLDS, seed: int = 0, units: dict[str, str] | None = None
+) -> dict[str, int]:
+    """Each group (conversation) to a fold, by its unit: ``units`` maps a group to the unit that must stay whole
+    (a labeled day to its wearer); a group missing from it is its own unit. Round-robin over each set's sorted
+    unit names (``seed`` 0), or over the same names shuffled by a generator seeded with ``seed`` and the set's
+    name (the other assignments of repeated cross-validation)."""
+    units = units or {}
+    by_set: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for r in records:
-        by_set[r["set"]].add(r["group"])
+        by_set[r["set"]][units.get(r["group"], r["group"])].add(r["group"])
     out = {}
     for name in sorted(by_set):
-        groups = sorted(by_set[name])
+        names = sorted(by_set[name])
         if seed:
-            random.Random(f"{seed}:{name}").shuffle(groups)
-        for i, g in enumerate(groups):
-            out[g] = i % folds
+            random.Random(f"{seed}:{name}").shuffle(names)
+        for i, unit in enumerate(names):
+            for g in by_set[name][unit]:
+                out[g] = i % folds
     return out
 
 
@@ -158,7 +175,7 @@ def _set_stats(arrays, accept: float, review: float, turns: dict[str, dict[str, 
 
     p, label, sets, dropped, capped, judged, fact = arrays
     capped_line = review if capped_line is None else capped_line
-    acc = (p >= accept) & ~capped & ~dropped
+    acc = (p >= accept) & (accept < gate_model.NO_LINE) & ~capped & ~dropped  # as decision.decide: 1.0 accepts nothing
     queued = (((p >= review) & ~capped) | ((p >= capped_line) & capped)) & ~acc & ~dropped
     lab = label >= 0
     stats = {}
@@ -205,7 +222,12 @@ def choose_thresholds(rows, turns, accept: float | None = None) -> tuple[float, 
     review line (for claims the model decides) and the capped line (for claims a hard rule caps at review)
     together: the pair that asks the most true claims while every set's queue stays short and mostly true.
     Capped claims are a population of their own (quotes, uncertain speakers): one shared line let a handful of
-    them veto the whole review band."""
+    them veto the whole review band.
+
+    With no accept line (1.0) the queue is the only way anything becomes a memory: the lines then ask the most
+    true claims a short queue holds, mostly true or not (``MIN_QUEUED_TRUE`` is not required, its share is
+    reported). Requiring it there left the labeled days' queue empty (no line kept it 60 % true) and the gate
+    dropped every candidate of a wearable day: nothing accepted, nothing asked."""
     import numpy as np
 
     arrays = _arrays(rows)
@@ -213,9 +235,11 @@ def choose_thresholds(rows, turns, accept: float | None = None) -> tuple[float, 
     if accept is None:
         accept = next((t for t in grid if _accept_ok(_set_stats(arrays, t, t, turns))), 1.0)
     # (ascending: the lowest line that keeps the target; precision need not be monotone above it)
+    min_true = MIN_QUEUED_TRUE if accept < gate_model.NO_LINE else 0.0
     lines = np.array([t for t in grid if LOWEST_REVIEW <= t < accept] + [accept, 1.0])
     p, label, sets, dropped, capped, _, _ = arrays
-    asked = ~dropped & ~((p >= accept) & ~capped)  # what the queue may hold: not dropped, not accepted
+    accepted = (p >= accept) & (accept < gate_model.NO_LINE) & ~capped  # as decision.decide: 1.0 accepts nothing
+    asked = ~dropped & ~accepted  # what the queue may hold
     feasible, q_true, q_all = np.ones((len(lines), len(lines)), bool), 0, 0
     for name in sorted(turns):
         per_line = {}
@@ -225,7 +249,7 @@ def choose_thresholds(rows, turns, accept: float | None = None) -> tuple[float, 
                 per_line[pop, what] = len(ps) - np.searchsorted(ps, lines, side="left")  # count with p ≥ line
         both = {w: per_line["review", w][:, None] + per_line["capped", w][None, :] for w in ("all", "lab", "true")}
         short = 100.0 * both["all"] / max(sum(turns[name].values()), 1) <= MAX_QUEUED_PER_100
-        true_enough = both["true"] >= MIN_QUEUED_TRUE * both["lab"]
+        true_enough = both["true"] >= min_true * both["lab"]
         feasible &= short & true_enough
         q_true, q_all = q_true + both["true"], q_all + both["all"]
     # the most true claims asked; then the fewest asked; then the highest lines
@@ -238,9 +262,11 @@ def choose_thresholds(rows, turns, accept: float | None = None) -> tuple[float, 
 
 
 # --- training -----------------------------------------------------------------------------------------------
-def out_of_fold(records: list[dict], bits: int, c: float = C, seeds: tuple[int, ...] = (0,)) -> list[list[float]]:
+def out_of_fold(
+    records: list[dict], bits: int, c: float = C, seeds: tuple[int, ...] = (0,), units: dict[str, str] | None = None
+) -> list[list[float]]:
     """Out-of-fold logits for every record (neutral and undecidable ones too: they are scored, never trained on),
-    one list per fold assignment in ``seeds``."""
+    one list per fold assignment in ``seeds``; ``units`` as in ``fold_of_groups``."""
     import numpy as np
 
     weights = set_weights(records)
@@ -251,7 +277,7 @@ def out_of_fold(records: list[dict], bits: int, c: float = C, seeds: tuple[int, 
     fits = np.array([decidable(v) for v in vs])
     out = []
     for seed in seeds:
-        folds = fold_of_groups(records, seed=seed)
+        folds = fold_of_groups(records, seed=seed, units=units)
         fold = np.array([folds[r["group"]] for r in records])
         logits = np.zeros(len(records))
         for k in range(max(folds.values()) + 1):
@@ -323,96 +349,50 @@ def train(
     bits: int = gate_model.HASH_BITS,
     c: float = C,
     sources: dict | None = None,
+    units: dict[str, str] | None = None,
 ) -> tuple[dict, list[list[float]]]:
-    """The artifact (a JSON-ready dict) and the out-of-fold calibrated probabilities of every fold assignment
-    (one list per assignment, one probability per record in ``sort_records`` order)."""
-    import numpy as np
+    """The artifact (a JSON-ready dict) and, per fold assignment, one calibrated probability per record in
+    ``sort_records`` order: out-of-fold for the training sets, the final model's for the sets measured only.
 
-    from bench.gate_data import known_false
-
+    Only ``TRAIN_SETS`` are fitted, calibrated and choose the lines; ``units`` maps a group to the unit its folds
+    keep whole (a labeled day to its wearer)."""
     records = sort_records(records)
-    labelled = [r for r in records if r["label"] is not None]
-    weights = set_weights(records)
-    oofs = out_of_fold(records, bits, c, seeds=tuple(range(REPEATS)))
-    oof = oofs[0]
-    vs = views(records)
-    lab_idx = [i for i, r in enumerate(records) if r["label"] is not None and decidable(vs[i])]
+    fitted = [r for r in records if r["set"] in TRAIN_SETS]
+    measured = [r for r in records if r["set"] not in TRAIN_SETS]
+    fit_turns = {s: t for s, t in turns.items() if s in TRAIN_SETS}
+    weights = set_weights(fitted)
+    oofs = out_of_fold(fitted, bits, c, seeds=tuple(range(REPEATS)), units=units)
+    vs = views(fitted)
+    lab_idx = [i for i, r in enumerate(fitted) if r["label"] is not None and decidable(vs[i])]
     cal_args = (  # every assignment's out-of-fold logits
         [o[i] for o in oofs for i in lab_idx],
-        [records[i]["label"] for _ in oofs for i in lab_idx],
-        [weights[records[i]["set"]] for _ in oofs for i in lab_idx],
+        [fitted[i]["label"] for _ in oofs for i in lab_idx],
+        [weights[fitted[i]["set"]] for _ in oofs for i in lab_idx],
     )
-    if CALIBRATION == "platt":
-        xs, ys, ab = [], [], platt(*cal_args)
-        calibration = {
-            "method": "platt (sigmoid of a·logit + b) on out-of-fold logits",
-            "a": ab[0],
-            "b": ab[1],
-            "x": [],
-            "y": [],
-        }
-    else:
-        (xs, ys), ab = calibration_table(*cal_args), None
-        calibration = {"method": "isotonic on out-of-fold logits", "x": xs, "y": ys}
-    cal = gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0, platt=ab)
-    known = [known_false(r) for r in records]
-    rows_by = [
-        [
-            (
-                round(cal.calibrate(o[i]), 4),
-                vs[i],
-                records[i]["label"],
-                records[i]["set"],
-                known[i],
-                f"{k}|{records[i]['group']}|{records[i].get('match') or ''}" if records[i].get("match") else "",
-            )
-            for i in range(len(records))
-        ]
-        for k, o in enumerate(oofs)
-    ]
+    calibration, cal = _calibration(cal_args, bits)
+    rows_by = [_decision_rows(fitted, vs, [cal.calibrate(x) for x in o], f"{k}|") for k, o in enumerate(oofs)]
     # The lines: chosen on every assignment's held-out probabilities at once (each conversation counted once per
     # assignment, so are its turns); the card's fold scores: the first assignment at those lines.
-    every = {s: {f"{g}#{k}": n for k in range(len(oofs)) for g, n in t.items()} for s, t in turns.items()}
+    every = {s: {f"{g}#{k}": n for k in range(len(oofs)) for g, n in t.items()} for s, t in fit_turns.items()}
     accept, review, capped, _ = choose_thresholds([r for rows in rows_by for r in rows], every)
-    stats = _set_stats(_arrays(rows_by[0]), accept, review, turns, capped)
-    by_assignment = [list(choose_thresholds(rows, turns)[:3]) for rows in rows_by]
-    probs_by = [[r[0] for r in rows] for rows in rows_by]
-    probs = probs_by[0]
-    X = matrix([gate_model.featurize(v) for v in (vs[i] for i in lab_idx)], bits)
-    y = np.array([records[i]["label"] for i in lab_idx])
-    w = np.array([weights[records[i]["set"]] for i in lab_idx])
-    model = fit(X, y, w, c)
-    coef = model.coef_[0]
-    nz = [(int(j), round(float(coef[j]), 6)) for j in np.flatnonzero(coef)]
-    nz = [(j, v) for j, v in nz if v != 0.0]
-    fixed = {gate_model.bucket_of(n, bits): w for n, w in FIXED.items()}
-    nz = [(j, v) for j, v in nz if j not in fixed] + sorted(fixed.items())
-    fitted = {j for j, _ in nz}
-    nz = sorted(
-        nz
-        + [
-            (gate_model.bucket_of(n, bits), w)
-            for n, w in sorted(PRIORS.items())
-            if gate_model.bucket_of(n, bits) not in fitted
-        ]
-    )
-    digest = data_hash(records)
-    counts = {
-        s: {
-            "candidates": sum(1 for r in records if r["set"] == s),
-            "positive": sum(1 for r in labelled if r["set"] == s and r["label"] == 1),
-            "negative": sum(1 for r in labelled if r["set"] == s and r["label"] == 0),
-            "neutral": sum(1 for r in records if r["set"] == s and r["label"] is None),
-            "fitted": sum(1 for i in lab_idx if records[i]["set"] == s),
-            "groups": len(turns.get(s, {})),
-            "turns": sum(turns.get(s, {}).values()),
-        }
-        for s in sorted({r["set"] for r in records})
-    }
+    stats = _set_stats(_arrays(rows_by[0]), accept, review, fit_turns, capped)
+    by_assignment = [list(choose_thresholds(rows, fit_turns)[:3]) for rows in rows_by]
+    model, nz = _final_fit([fitted[i] for i in lab_idx], [vs[i] for i in lab_idx], weights, bits, c)
+    scores = fold_scores(fitted, oofs[0], stats)
+    measured_p = []
+    if measured:  # scored by the final model, never fitted on: its figures at the lines chosen without it
+        mvs = views(measured)
+        logits = model.decision_function(matrix([gate_model.featurize(v) for v in mvs], bits))
+        measured_p = [cal.calibrate(float(x)) for x in logits]
+        m_turns = {s: t for s, t in turns.items() if s not in TRAIN_SETS}
+        m_rows = _decision_rows(measured, mvs, measured_p)
+        m_stats = _set_stats(_arrays(m_rows), accept, review, m_turns, capped)
+        scores.update(fold_scores(measured, list(logits), m_stats, measured_only=True))
+    digest = data_hash(fitted)
+    intercept = round(float(model.intercept_[0]), 6)
     artifact = {
         "format": gate_model.FORMAT,
-        "version": f"{VERSION_PREFIX}-"
-        f"{model_hash(digest, bits, c, nz, round(float(model.intercept_[0]), 6), (accept, review, capped))}",
+        "version": f"{VERSION_PREFIX}-{model_hash(digest, bits, c, nz, intercept, (accept, review, capped))}",
         "created_by": "bench/train_gate.py",
         "hashing": {
             "function": "crc32(utf-8 feature name) & (2**bits - 1)",
@@ -427,7 +407,7 @@ def train(
             },
         },
         "model": {"kind": "logistic regression", "C": c, "solver": "liblinear", "class_weight": "per set, equal"},
-        "intercept": round(float(model.intercept_[0]), 6),
+        "intercept": intercept,
         "weights": nz,
         "priors": {n: w for n, w in sorted(PRIORS.items())},
         "fixed": {n: w for n, w in sorted(FIXED.items())},
@@ -440,27 +420,113 @@ def train(
             "max_queued_per_100_turns": MAX_QUEUED_PER_100,
             "min_queued_true": MIN_QUEUED_TRUE,
         },
-        "training_data": {"sha256": digest, "counts": counts, "sources": sources or {}},
+        "training_data": {
+            "sha256": digest,
+            "counts": _counts(records, fitted, lab_idx, turns),
+            "trained_on": list(TRAIN_SETS),
+            "measured_only": sorted({r["set"] for r in measured}),
+            "sources": sources or {},
+        },
         "folds": {
             "k": FOLDS,
-            "by": "conversation (labeled day, LoCoMo session, persona chat)",
+            "by": "wearer (labeled days: leave one wearer out) and conversation (persona chats)",
             "repeats": REPEATS,
-            "assignments": "round-robin over each set's sorted names, then the same names shuffled (seeds 1..)",
+            "assignments": "round-robin over each set's sorted wearers or conversations, then the same names "
+            "shuffled (seeds 1..)",
             "lines_by_assignment": by_assignment,
-            "out_of_fold": fold_scores(records, oof, probs, stats),
+            "out_of_fold": scores,
         },
     }
-    return artifact, probs_by
+    probs_by = [[r[0] for r in rows] for rows in rows_by]
+    order = {id(r): i for i, r in enumerate(records)}
+    joined = []
+    for probs in probs_by:  # back to ``sort_records`` order over every record
+        out = [0.0] * len(records)
+        for r, x in zip(fitted + measured, probs + [round(x, 4) for x in measured_p], strict=True):
+            out[order[id(r)]] = x
+        joined.append(out)
+    return artifact, joined
 
 
-def fold_scores(records, oof, probs, stats) -> dict:
+def _calibration(cal_args, bits: int):
+    """The artifact's calibration entry and a model that applies it."""
+    if CALIBRATION == "platt":
+        xs, ys, ab = [], [], platt(*cal_args)
+        entry = {
+            "method": "platt (sigmoid of a·logit + b) on out-of-fold logits",
+            "a": ab[0],
+            "b": ab[1],
+            "x": [],
+            "y": [],
+        }
+    else:
+        (xs, ys), ab = calibration_table(*cal_args), None
+        entry = {"method": "isotonic on out-of-fold logits", "x": xs, "y": ys}
+    return entry, gate_model.GateModel("", bits, 0.0, {}, xs, ys, 1.0, 1.0, platt=ab)
+
+
+def _decision_rows(records: list[dict], vs: list[dict], probs: list[float], prefix: str = "") -> list[tuple]:
+    """Rows for ``choose_thresholds`` / ``_set_stats``: (p, view, label, set, known false, fact key); ``prefix``
+    keeps the facts of one fold assignment apart from another's when they are pooled."""
+    from bench.gate_data import known_false
+
+    return [
+        (
+            round(p, 4),
+            v,
+            r["label"],
+            r["set"],
+            known_false(r),
+            f"{prefix}{r['group']}|{r.get('match') or ''}" if r.get("match") else "",
+        )
+        for r, v, p in zip(records, vs, probs, strict=True)
+    ]
+
+
+def _final_fit(records: list[dict], vs: list[dict], weights: dict[str, float], bits: int, c: float):
+    """One fit on every labelled decidable training candidate; its sparse weights with the fixed ones and the
+    priors the fit left at zero."""
+    import numpy as np
+
+    X = matrix([gate_model.featurize(v) for v in vs], bits)
+    y = np.array([r["label"] for r in records])
+    w = np.array([weights[r["set"]] for r in records])
+    model = fit(X, y, w, c)
+    coef = model.coef_[0]
+    nz = [(int(j), round(float(coef[j]), 6)) for j in np.flatnonzero(coef)]
+    nz = [(j, v) for j, v in nz if v != 0.0]
+    fixed = {gate_model.bucket_of(n, bits): w for n, w in FIXED.items()}
+    nz = [(j, v) for j, v in nz if j not in fixed] + sorted(fixed.items())
+    fitted = {j for j, _ in nz}
+    priors = [(gate_model.bucket_of(n, bits), w) for n, w in sorted(PRIORS.items())]
+    return model, sorted(nz + [(j, w) for j, w in priors if j not in fitted])
+
+
+def _counts(records: list[dict], fitted: list[dict], lab_idx: list[int], turns: dict) -> dict:
+    labelled = [r for r in records if r["label"] is not None]
+    return {
+        s: {
+            "candidates": sum(1 for r in records if r["set"] == s),
+            "positive": sum(1 for r in labelled if r["set"] == s and r["label"] == 1),
+            "negative": sum(1 for r in labelled if r["set"] == s and r["label"] == 0),
+            "neutral": sum(1 for r in records if r["set"] == s and r["label"] is None),
+            "fitted": sum(1 for i in lab_idx if fitted[i]["set"] == s),
+            "groups": len(turns.get(s, {})),
+            "turns": sum(turns.get(s, {}).values()),
+        }
+        for s in sorted({r["set"] for r in records})
+    }
+
+
+def fold_scores(records, logits, stats, *, measured_only: bool = False) -> dict:
+    """Per set: AUC of ``logits`` over the labelled candidates and the decision figures of ``stats``."""
     from sklearn.metrics import roc_auc_score
 
     out = {}
     for s in sorted(stats):
         idx = [i for i, r in enumerate(records) if r["set"] == s and r["label"] is not None]
         y = [records[i]["label"] for i in idx]
-        auc = roc_auc_score(y, [oof[i] for i in idx]) if len(set(y)) == 2 else None
+        auc = roc_auc_score(y, [logits[i] for i in idx]) if len(set(y)) == 2 else None
         st = stats[s]
         out[s] = {
             "auc": round(auc, 4) if auc is not None else None,
@@ -470,6 +536,7 @@ def fold_scores(records, oof, probs, stats) -> dict:
             "queued": st["q_all"],
             "queued_per_100_turns": round(100.0 * st["q_all"] / max(st["turns"], 1), 2),
             "queued_true_share": round(st["q_true"] / st["q_lab"], 4) if st["q_lab"] else None,
+            "scored_by": "the final model (measured only, never fitted)" if measured_only else "out of fold",
         }
     return out
 
@@ -480,13 +547,16 @@ def dumps(artifact: dict) -> str:
 
 # --- the development data and the card ----------------------------------------------------------------------
 def load_development(refresh: bool = False):
+    """(records, turns per set and group, cache keys, the data, each labeled day's wearer by group)."""
+    from bench import extraction as xb
     from bench import gate_data
 
     data = gate_data.load_all(refresh=refresh)
     records = [r for name in gate_data.SETS for r in data[name]["records"]]
     turns = {name: data[name]["turns"] for name in gate_data.SETS}
     sources = {name: data[name]["key"] for name in gate_data.SETS}
-    return records, turns, sources, data
+    wearers = {f"days:{d['date']}": d["wearer"] for d in xb.load_days([str(gate_data.DAYS_DIR)])}
+    return records, turns, sources, data, wearers
 
 
 def write_card(artifact: dict, path: Path = CARD) -> None:
@@ -498,7 +568,7 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "",
         f"Model `{artifact['version']}` ({artifact['model']['kind']}, C={artifact['model']['C']}, "
         f"{1 << artifact['hashing']['bits']} hashed buckets, {len(artifact['weights'])} non-zero weights), "
-        f"{artifact['calibration']['method']}, accept at p ≥ {th['accept']}, review at p ≥ {th['review']}, "
+        f"{artifact['calibration']['method']}, {_accept_text(th['accept'])}, review at p ≥ {th['review']}, "
         f"a claim a hard rule caps at review asked at p ≥ {th['capped']}: chosen on the held-out probabilities of "
         f"{artifact['folds'].get('repeats', 1)} fold assignments at once (one assignment alone would have given "
         + ", ".join(f"{a}" for a, _, _ in artifact["folds"].get("lines_by_assignment", []))
@@ -508,16 +578,21 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "",
         "| set | source | licence | use |",
         "|---|---|---|---|",
-        "| days | `../shared/bench/labeled-days/` — six fictional labeled wearable days written for Almanac | "
-        "the project's own | train + cross-validate |",
-        "| locomo | `../shared/bench/locomo-dev.json` — LoCoMo (snap-research/LoCoMo) conv-26 and conv-30, "
-        "observations with the dialog turns they rest on | CC BY-NC 4.0 (non-commercial; used for evaluation "
-        "and for fitting a research artifact, with attribution) | train + cross-validate |",
-        "| persona | `../shared/bench/persona-chat-train.csv` — Synthetic-Persona-Chat (google-research-datasets) "
-        "validation split, 1,000 conversations | CC BY 4.0 | train + cross-validate |",
+        "| days | `../shared/bench/labeled-days/`: 26 fictional labeled wearable days of 6 wearers, written for "
+        "Almanac | the project's own | **trained on**; folds leave one wearer out |",
+        "| persona | `../shared/bench/persona-chat-train.csv`: Synthetic-Persona-Chat (google-research-datasets) "
+        "validation split, 1,000 conversations | CC BY 4.0 | **trained on**; folds by conversation |",
+        "| locomo | `../shared/bench/locomo-dev.json`: LoCoMo (snap-research/LoCoMo) conv-26 and conv-30, "
+        "observations with the dialog turns they rest on | CC BY-NC 4.0 (non-commercial) | **measured only**: "
+        "never fitted, never used for calibration or to choose a line; scored by the final model |",
         "",
-        "No other LoCoMo conversation and no other Synthetic-Persona-Chat split is used: they are reserved for "
-        "the held-out measurement.",
+        "LoCoMo is not in the training data of this model. No other LoCoMo conversation and no other "
+        "Synthetic-Persona-Chat split is used: they are reserved for the held-out measurement. No training day "
+        "was written for this model.",
+        "",
+        "Names are masked in every feature the model reads (`distill.gate_model.featurize`): the claim's person, "
+        "the names of the claim and of its turn (possessives too) become `<name>`, so no weight can sit on a "
+        "development person's name.",
         "",
         "## Labels",
         "",
@@ -553,8 +628,10 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         f"## Fold scores ({artifact['folds']['k']} folds by {artifact['folds']['by']}, out-of-fold, calibrated)",
         "",
         "Candidate level, through the gate's decision (ceilings and attribution check applied), on the first "
-        "assignment (round-robin over sorted names) at the chosen lines. The bench (`bench/extraction.py`) reports "
-        "the memory-level figures with the reference matchers.",
+        "assignment (round-robin over sorted names) at the chosen lines; LoCoMo scored by the final model (never "
+        "trained on). These lines are chosen on the same out-of-fold probabilities as these figures: the "
+        "held-out figures, with lines chosen inside the training folds, are `bench/extraction.py --gate-only` "
+        "(docs/trust-gate.md).",
         "",
         "| set | AUC | accepted precision | accepted (true/labelled) | queued | queued per 100 turns | queued true |",
         "|---|---|---|---|---|---|---|",
@@ -569,6 +646,16 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def _accept_text(accept: float) -> str:
+    if accept < gate_model.NO_LINE:
+        return f"accept at p ≥ {accept}"
+    return (
+        "**no accept line** (1.0: at no probability did every training set keep its accepted precision ≥ "
+        f"{TARGET_PRECISION} with a false accept to spare, so nothing is accepted on its own; what passes the "
+        "review line is asked)"
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="rebuild and compare with the committed artifact")
@@ -577,11 +664,11 @@ def main(argv=None) -> int:
     parser.add_argument("--card", default=str(CARD))
     args = parser.parse_args(argv)
     try:
-        records, turns, sources, _ = load_development(args.refresh)
+        records, turns, sources, _, wearers = load_development(args.refresh)
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: cannot read the development data: {exc}", file=sys.stderr)
         return 2
-    artifact, _ = train(records, turns, sources=sources)
+    artifact, _ = train(records, turns, sources=sources, units=wearers)
     text = dumps(artifact)
     out = Path(args.out)
     if args.check:

@@ -284,7 +284,9 @@ def candidate_logits(model, feats, idx):
 
 
 # --- the recipe on one training set -------------------------------------------------------------------------
-def recipe(ctx: dict, train_units: list[str], *, with_turns: bool, score_idx: list[int]) -> dict:
+def recipe(
+    ctx: dict, train_units: list[str], *, with_turns: bool, score_idx: list[int], line_rule: str = "wearer"
+) -> dict:
     """Fit on the turns and records of ``train_units`` (nested lines chosen inside them), score ``score_idx``
     (record indices). Returns calibrated probabilities of the scored records, the lines, and the fitted parts."""
     import numpy as np
@@ -325,7 +327,8 @@ def recipe(ctx: dict, train_units: list[str], *, with_turns: bool, score_idx: li
         [inner[i] for i in lab], [records[i]["label"] for i in lab], [balance[records[i]["set"]] for i in lab]
     )
     cal = lambda z: 1.0 / (1.0 + np.exp(-(a * np.asarray(z) + b)))  # noqa: E731
-    accept, review, capped = choose_lines(ctx, train_recs, cal(inner[train_recs]))
+    choose = choose_lines if line_rule == "wearer" else choose_lines_by_set
+    accept, review, capped = choose(ctx, train_recs, cal(inner[train_recs]))
     model = fit_candidates(records, feats_train, train_recs)
     held_logits = candidate_logits(model, feats_held, score_idx)
     return {
@@ -384,6 +387,25 @@ def choose_lines(ctx: dict, idx: list[int], probs) -> tuple[float, float, float]
     return accept, review, capped
 
 
+def choose_lines_by_set(ctx: dict, idx: list[int], probs) -> tuple[float, float, float]:
+    """The lines as ``bench/train_gate.py`` chooses the shipped model's: ``train_gate.choose_thresholds`` with the
+    training days together and the persona chats as its sets (accept: each ≥ 0.95 with one false accept to
+    spare), here on the training folds' own nested out-of-fold probabilities."""
+    from bench.gate_data import known_false
+
+    records = ctx["records"]
+    rows, turns = [], defaultdict(dict)
+    for i, p in zip(idx, probs, strict=True):
+        r = records[i]
+        match = f"{r['group']}|{r.get('match') or ''}" if r.get("match") else ""
+        rows.append((round(float(p), 4), _view(r), r["label"], r["set"], known_false(r), match))
+    present = {records[i]["group"] for i in idx}
+    for name in TRAIN_SETS:
+        turns[name] = {g: n for g, n in ctx["turn_counts"][name].items() if g in present}
+    accept, review, capped, _ = train_gate.choose_thresholds(rows, dict(turns))
+    return accept, review, capped
+
+
 # --- measuring a held fold ----------------------------------------------------------------------------------
 def decide(records: list[dict], probs: list[float], lines: tuple[float, float, float]) -> list[str]:
     from bench import gate_eval
@@ -398,6 +420,7 @@ def decide(records: list[dict], probs: list[float], lines: tuple[float, float, f
 def days_figures(days: list[dict], records: list[dict], decisions: list[str], turns: int) -> dict:
     """One wearer's figures with the labeled-days reference matcher (its own days only)."""
     from bench import extraction as xb
+    from bench import gate_eval
     from distill.trust import ACCEPTED, PENDING
 
     memories = [
@@ -421,10 +444,12 @@ def days_figures(days: list[dict], records: list[dict], decisions: list[str], tu
         "queued_per_100": 100.0 * len(queued) / max(turns, 1),
         "queued_true": (sum(r["label"] == 1 for r in q_lab), len(q_lab)),
         "turns": turns,
+        "unfaithful": gate_eval.unfaithful(records, decisions),
     }
 
 
 def persona_figures(records, decisions, gold, turns: int) -> dict:
+    from bench import gate_eval
     from distill.trust import ACCEPTED, PENDING
 
     n_gold = sum(len(v) for v in gold.values())
@@ -444,6 +469,7 @@ def persona_figures(records, decisions, gold, turns: int) -> dict:
         "queued": len(queued),
         "queued_per_100": 100.0 * len(queued) / max(turns, 1),
         "queued_true": (sum(r["label"] == 1 for r in q_lab), len(q_lab)),
+        "unfaithful": gate_eval.unfaithful(records, decisions),
     }
 
 
@@ -456,6 +482,7 @@ def locomo_figures(records, decisions) -> dict:
     out["accepted"] = len(acc)
     out["queued"] = sum(d == PENDING for d in decisions)
     out["attribution_errors"] = (sum(str(r.get("match", "")).startswith("attribution:") for r in acc), len(acc))
+    out["unfaithful"] = gate_eval.unfaithful(records, decisions)
     return out
 
 
@@ -469,9 +496,13 @@ def turn_auc(ctx, head_turn: dict[int, float] | None, units: list[str]) -> float
     return round(roc_auc_score(y, [head_turn[i] for i in idx]), 3) if len(set(y)) == 2 else None
 
 
-def evaluate(ctx: dict, *, with_turns: bool, quiet: bool = False, folds=None, locomo: bool = True) -> dict:
+def evaluate(
+    ctx: dict, *, with_turns: bool, quiet: bool = False, folds=None, locomo: bool = True, line_rule: str = "wearer"
+) -> dict:
     """Leave one wearer out (with a sixth of the persona chats), then LoCoMo from the all-data fit. ``folds``:
-    the 1-based folds to run (all by default), so that folds can run in separate processes."""
+    the 1-based folds to run (all by default), so that folds can run in separate processes. ``line_rule``:
+    "wearer" (every training wearer ≥ 0.90, ``choose_lines``) or "set" (as the shipped model's lines are
+    chosen, ``choose_lines_by_set``)."""
     records, r_units = ctx["records"], ctx["units"]["record"]
     out = {"folds": [], "locomo": None}
     for number, wearer in enumerate(ctx["wearers"], start=1):
@@ -480,7 +511,7 @@ def evaluate(ctx: dict, *, with_turns: bool, quiet: bool = False, folds=None, lo
         started = time.perf_counter()
         train_units = [w for w in ctx["wearers"] if w != wearer]
         held = [i for i, u in enumerate(r_units) if u == wearer]
-        res = recipe(ctx, train_units, with_turns=with_turns, score_idx=held)
+        res = recipe(ctx, train_units, with_turns=with_turns, score_idx=held, line_rule=line_rule)
         held_recs = [records[i] for i in held]
         decisions = decide(held_recs, res["p"], res["lines"])
         days_idx = [k for k, r in enumerate(held_recs) if r["set"] == "days"]
@@ -522,7 +553,7 @@ def evaluate(ctx: dict, *, with_turns: bool, quiet: bool = False, folds=None, lo
         return out
     # LoCoMo: the recipe on every training unit, scored on LoCoMo (never trained on)
     loc = [i for i, u in enumerate(r_units) if u == "locomo"]
-    res = recipe(ctx, ctx["wearers"], with_turns=with_turns, score_idx=loc)
+    res = recipe(ctx, ctx["wearers"], with_turns=with_turns, score_idx=loc, line_rule=line_rule)
     loc_recs = [records[i] for i in loc]
     out["locomo"] = {"lines": res["lines"], **locomo_figures(loc_recs, decide(loc_recs, res["p"], res["lines"]))}
     if with_turns:

@@ -115,7 +115,7 @@ def decide(scored: Scored, policy: Policy, *, model=None) -> Scored:
         scored.decision, scored.reason = PENDING, "review mode"
     elif policy.mode == Mode.AUTO:
         scored.decision, scored.reason = ACCEPTED, "auto mode"
-    elif scored.score >= accept:
+    elif accept < gate_model.NO_LINE and scored.score >= accept:
         scored.decision, scored.reason = ACCEPTED, "score above auto-approve"
     elif scored.score >= review:
         scored.decision, scored.reason = PENDING, "score in review band"

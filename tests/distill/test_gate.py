@@ -141,7 +141,11 @@ def test_with_default_policy_lines_the_models_calibrated_lines_decide(user):
     assert details["components"]["model_version"] == model.version
     p = details["trust_score"]
     expected = (
-        "accepted" if p >= model.accept_threshold else "pending_review" if p >= model.review_threshold else "dropped"
+        "accepted"
+        if model.accept_threshold < gate_model.NO_LINE and p >= model.accept_threshold
+        else "pending_review"
+        if p >= model.review_threshold
+        else "dropped"
     )
     assert fact.status == expected
 

@@ -242,3 +242,72 @@ def test_claims_a_rule_caps_at_review_get_their_own_line_so_they_cannot_veto_the
     accept, review, capped, stats = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 1000}})
     assert accept == 0.9 and review <= 0.86 and capped > 0.9  # (the lowest line that keeps 0.95 precision)
     assert (stats["chats"]["q_true"], stats["chats"]["q_lab"]) == (4, 5)
+
+
+def test_a_set_measured_only_never_changes_the_model_or_its_lines():
+    """LoCoMo is CC BY-NC: it is scored and reported, never fitted, calibrated on or used to choose a line. Its
+    labels turned upside down change neither the weights, the calibration, the lines nor the version."""
+    records, turns = _synthetic()
+    first, _ = train_gate.train(records, turns, bits=12)
+    flipped = [dict(r, label=1 - r["label"]) if r["set"] == "locomo" else r for r in records]
+    second, _ = train_gate.train(flipped, turns, bits=12)
+    for key in ("version", "weights", "intercept", "calibration", "thresholds"):
+        assert first[key] == second[key]
+    assert first["training_data"]["trained_on"] == ["days", "persona"]
+    assert first["training_data"]["measured_only"] == ["locomo"]
+    assert first["training_data"]["counts"]["locomo"]["fitted"] == 0
+    scores = first["folds"]["out_of_fold"]
+    assert scores["locomo"]["scored_by"].startswith("the final model")
+    assert scores["locomo"]["auc"] != second["folds"]["out_of_fold"]["locomo"]["auc"]  # (still measured)
+
+
+def test_a_wearers_days_stay_in_one_fold_in_every_assignment():
+    """Leave one wearer out: a model that saw some of a person's days must never score that person's other days."""
+    records, _ = _synthetic(n_groups=12)
+    wearer = {f"days:{g:02d}": f"wearer-{g % 4}" for g in range(12)}
+    for seed in range(train_gate.REPEATS):
+        folds = train_gate.fold_of_groups(records, seed=seed, units=wearer)
+        by_wearer = {}
+        for group, name in wearer.items():
+            by_wearer.setdefault(name, set()).add(folds[group])
+        assert len(by_wearer) == 4 and all(len(f) == 1 for f in by_wearer.values())
+        assert len({folds[g] for g in wearer}) == 4  # four wearers, four folds: no two share one
+        assert len({folds[f"persona:{g:02d}"] for g in range(12)}) == train_gate.FOLDS  # persona by conversation
+
+
+@pytest.mark.parametrize(
+    ("person", "content", "quote"),
+    [
+        ("Teodora", "Teodora's brother mends Oskar's nets.", "My brother mends Oskar's nets, he does."),
+        ("", "Wenonah runs the ferry café in Ullapool.", "I run the ferry café in Ullapool now."),
+        ("Bartholomew", "Bartholomew coaches the Kestrels on Tuesdays.", "Ask Bartholomew, he coaches the Kestrels."),
+    ],
+)
+def test_no_feature_names_a_person_or_place_possessives_included(person, content, quote):
+    """The model reads names as ``<name>``: a weight on a development person's name is a model of that person."""
+    view = gate_model.view(
+        {
+            "content": content,
+            "person": person,
+            "subject": f"person:{person}" if person else "user",
+            "attribution": "third_party" if person else "user",
+            "evidence": {"quote": quote},
+            "features": {"words": [w.strip(".,").lower() for w in quote.split()]},
+        }
+    )
+    names = {"teodora", "oskar", "wenonah", "ullapool", "bartholomew", "kestrels"}
+    leaked = [f for f in gate_model.featurize(view) if any(n in f for n in names)]
+    assert leaked == []
+    assert any(f.startswith("cw:") for f in gate_model.featurize(view))  # the claim's other words are still read
+
+
+
+def test_with_no_accept_line_the_best_claims_are_asked_within_the_queues_size():
+    """No line keeps 0.95 precision here (a false claim at the top), so nothing is accepted on its own; the queue
+    is then the only way to a memory, and it asks the model's best claims as far as 3 per 100 turns allow, even
+    if fewer than 60 % of them are true (a gate that drops a whole day is no gate)."""
+    rows = [_row(0.99, 0)] + [_row(0.95, 1) for _ in range(2)] + [_row(0.95, 0) for _ in range(3)]
+    rows += [_row(0.7, 0) for _ in range(20)]
+    accept, review, _, stats = train_gate.choose_thresholds(rows, {"chats": {"chats:0": 200}})
+    assert accept == 1.0 and review == 0.95
+    assert (stats["chats"]["acc_lab"], stats["chats"]["q_all"], stats["chats"]["q_true"]) == (0, 6, 2)

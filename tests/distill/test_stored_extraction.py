@@ -76,6 +76,8 @@ TOLD = [("user", True, "Morning."), ("Ilse Haugen", False, "You work weekends at
 
 def test_a_sibling_day_rescores_the_other_device_without_parsing_it_again(user, parses):
     _lines(user)
+    # the first pass asks whatever the model scores the claim (an accept line no score reaches)
+    policies.update_policy(owner=user, source_key="wearable:limitless", auto_approve_trust=0.999, review_trust=0.01)
     services.run_memory_pass(transcript=build_day(user, "limitless", TOLD))
     [fact] = Fact.objects.owned_by(user)
     p = fact.evidence.first().details["trust_score"]

@@ -71,10 +71,18 @@ def test_corroboration_records_the_other_sources():
 
 
 def test_smart_mode_uses_the_artifacts_lines():
-    assert at(ACCEPT).decision == trust.ACCEPTED
-    assert at(max(REVIEW - 0.01, 0.0)).decision == trust.DROPPED
-    if REVIEW < ACCEPT:
-        assert at(REVIEW).decision == trust.PENDING
+    accept, review, _ = decision.lines(trust.Policy())
+    assert (accept, review) == (ACCEPT, min(REVIEW, ACCEPT))
+    assert at(max(review - 0.01, 0.0)).decision == trust.DROPPED
+    assert at(review).decision == (trust.ACCEPTED if review == accept < gate_model.NO_LINE else trust.PENDING)
+    # an accept line of 1.0 is no line: even a probability of 1.0 is asked, not accepted
+    assert at(1.0).decision == (trust.PENDING if accept >= gate_model.NO_LINE else trust.ACCEPTED)
+
+
+def gated(p: float, c: Candidate, policy=None) -> trust.Scored:
+    """Decided at fixed lines (accept 0.9, review 0.8), whatever the shipped model's are: for the gates after the
+    decision (the shipped accept line may be 1.0, no line)."""
+    return _decided(p, c, _model_with_lines(accept=0.9, review=0.8, capped=0.9), policy)
 
 
 def test_an_owner_who_moved_the_lines_gets_their_own():
@@ -133,9 +141,9 @@ def test_min_importance_gate():
 def test_dedup_within_run_and_against_existing():
     policy = trust.Policy()
     a, b, c = (
-        at(1.0, cand("Ilse repairs harpsichords.")),
-        at(1.0, cand("ilse REPAIRS harpsichords")),
-        at(1.0, cand("Ilse lives in Tromsø.")),
+        gated(1.0, cand("Ilse repairs harpsichords.")),
+        gated(1.0, cand("ilse REPAIRS harpsichords")),
+        gated(1.0, cand("Ilse lives in Tromsø.")),
     )
     decision.apply_gates([a, b, c], policy, existing_hashes={c.candidate.content_hash})
     assert [x.decision for x in (a, b, c)] == [trust.ACCEPTED, trust.DROPPED, trust.DROPPED]
@@ -144,9 +152,9 @@ def test_dedup_within_run_and_against_existing():
 
 def test_day_cap_keeps_the_most_probable_in_smart_mode_after_dedup():
     policy = trust.Policy(max_memories_per_day=2)
-    above = [ACCEPT + d * (1 - ACCEPT) for d in (0.1, 0.9, 0.1, 0.6)]
-    items = [at(p, cand(f"Ilse fact number {n}.")) for n, p in enumerate(above)]
-    items.insert(0, at(above[1], cand("Ilse fact number 1.")))  # duplicate of a high one: dropped first
+    above = [0.9 + d * 0.1 for d in (0.1, 0.9, 0.1, 0.6)]
+    items = [gated(p, cand(f"Ilse fact number {n}.")) for n, p in enumerate(above)]
+    items.insert(0, gated(above[1], cand("Ilse fact number 1.")))  # duplicate of a high one: dropped first
     decision.apply_gates(items, policy, existing_hashes=set())
     kept = [i.candidate.content for i in items if i.decision != trust.DROPPED]
     assert kept == ["Ilse fact number 1.", "Ilse fact number 3."]
@@ -154,7 +162,7 @@ def test_day_cap_keeps_the_most_probable_in_smart_mode_after_dedup():
 
 def test_uncapped_when_zero():
     policy = trust.Policy(max_memories_per_day=0)
-    items = [at(1.0, cand(f"Ilse fact {n}.")) for n in range(30)]
+    items = [gated(1.0, cand(f"Ilse fact {n}.")) for n in range(30)]
     decision.apply_gates(items, policy, existing_hashes=set())
     assert len(items) == 30 and all(i.decision == trust.ACCEPTED for i in items)
 
@@ -244,3 +252,12 @@ def test_an_owner_who_moved_the_lines_is_asked_capped_claims_from_their_review_l
     quoted = cand(ceiling=trust.PENDING, ceiling_reason="quoted or reported speech")
     assert _decided(0.25, quoted, model, owners).decision == trust.PENDING
     assert _decided(0.15, quoted, model, owners).decision == trust.DROPPED
+
+
+def test_an_accept_line_of_one_accepts_nothing_and_asks_what_passes_the_review_line():
+    """When training finds no line at which the model's own accepts are right often enough, the line is 1.0:
+    nothing is accepted without asking, not even a probability that rounds to 1.0."""
+    model = _model_with_lines(accept=1.0, review=0.8, capped=0.9)
+    got = [_decided(p, cand(), model) for p in (1.0, 0.95, 0.8, 0.79)]
+    assert [s.decision for s in got] == [trust.PENDING, trust.PENDING, trust.PENDING, trust.DROPPED]
+    assert got[0].reason == "score in review band"
