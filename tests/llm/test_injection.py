@@ -5,6 +5,7 @@ phrasing and the domain; the imitated model obeys every instruction it is given 
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -92,7 +93,7 @@ def kept_memories(owner) -> set[str]:
     """What a pass left for the owner to see: accepted, queued for review, or dropped but rescuable."""
     live = (Status.ACCEPTED, Status.PENDING, Status.PENDING_REVIEW, Status.DROPPED)
     texts = Fact.objects.owned_by(owner).filter(status__in=live).values_list("content", flat=True)
-    return {t.replace(owner.username.title(), "<owner>") for t in texts}  # a rewrite names its owner
+    return {re.sub(re.escape(owner.username), "<owner>", t, flags=re.IGNORECASE) for t in texts}  # names its owner
 
 
 @pytest.mark.parametrize(("lines", "attack", "injected"), CASES, ids=["sailing", "baking", "ci", "garden"])
