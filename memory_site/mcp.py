@@ -28,12 +28,14 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult, TextConte
 from pydantic import ConfigDict, Field, ValidationError
 
 from accounts.exceptions import DomainError
+from chats.services.agent_context import RECALL_HEADROOM
 from distill.models import MinImportance
 from distill.services import MAX_REMEMBER_CHARS
 from ledger.choices import Status
 from ledger.models import Fact
 from ledger.private_spans import strip_private
 from ledger.recall import services as recall_services
+from ledger.recall.planner import clamp_budget
 from ledger.recall.search import search_memory
 from memory_site import mcp_hits, mcp_project
 from wearables.models import SourceKind
@@ -131,14 +133,14 @@ def _recall(user, a: dict) -> dict:
     budget = a.get("budget_tokens")
     if budget is not None and (not isinstance(budget, int) or not 100 <= budget <= 4000):
         raise ToolInputError("budget_tokens must be an integer from 100 to 4000")
-    scope = _scope(a, "auto")
-    view = _view(user, a)
-    result = recall_services.recall_context(
-        owner=user, query=_text(a.get("query"), "query"), budget_tokens=budget, scope=scope
-    )
-    kept = mcp_project.visible_items(user, view, result.items)
-    if len(kept) < len(result.items):
-        mcp_project.repack(user, result, kept)
+    scope, view, asked = _scope(a, "auto"), _view(user, a), clamp_budget(budget)
+    # Recall packs for more than the budget and another project's items are left out before the block is cut to
+    # it, so they never take the budget from what this project may see; usage is counted for what is shown.
+    result = recall_services.recall_context(owner=user, query=_text(a.get("query"), "query"),
+                                            budget_tokens=asked * RECALL_HEADROOM, scope=scope, feedback=False)  # fmt: skip
+    result.budget_tokens = asked
+    mcp_project.repack(user, result, mcp_project.visible_items(user, view, result.items))
+    recall_services.queue_usage(owner=user, items=result.items)
     return result.as_dict() | {"project": _project_out(view)}
 
 

@@ -95,3 +95,17 @@ def test_a_fact_learned_in_a_session_of_no_project_is_shown_everywhere(user):
                        person="Oskar", evidence=[_from_chat(general)])  # fmt: skip
     origin = origins(user, [f"fact:{fact.public_id}"])[f"fact:{fact.public_id}"]
     assert origin.projects == frozenset([None]) and origin.visible_in(None)
+
+
+def test_mcp_recall_fills_a_small_budget_with_what_the_project_may_show(user, learned):
+    """Another project's facts are left out before the block is cut to its budget, not after: they used to take
+    the budget and leave the project's own fact out."""
+    blog = _session(user, BLOG, "blog-2")
+    for n in range(12):
+        FactFactory(owner=user, content=f"Oskar approves the blog deploy of release {n} by hand, every time",
+                    subject="third_party", person="Oskar", evidence=[_from_chat(blog, n)])  # fmt: skip
+    recall = mcp.call_tool(user, "recall", {"query": "Who approves the deploys, Oskar?", "project": SHOP,
+                                            "scope": "facts", "budget_tokens": 100})  # fmt: skip
+    assert "blog deploy" not in recall["block"]
+    assert "shop deploy" in recall["block"]
+    assert recall["tokens"] <= 100
