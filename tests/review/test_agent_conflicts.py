@@ -18,8 +18,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def disputed(user):
     """An accepted fact about a colleague's standing meeting, and an agent's claim that contradicts it."""
-    held = FactFactory(owner=user, content="Priya's standup with the data team starts at 9am")
-    out = mcp.call_tool(user, "remember", {"content": "Priya's standup with the data team starts at 10am"})
+    held = FactFactory(owner=user, content="Wiremu's standup with the data team starts at 9am")
+    out = mcp.call_tool(user, "remember", {"content": "Wiremu's standup with the data team starts at 10am"})
     assert out["outcome"] == "escalated", out
     return held, Fact.objects.get(public_id=out["id"])
 

@@ -11,11 +11,11 @@ from tests.screen.test_span_tracking import NOBODY, Feeder
 
 def test_bylines_of_many_shapes_are_recognised():
     for line in (
-        "Ilse Brandt · 2h",
+        "Oona Halloran · 2h",
         "@marsh_tern · 40m",
         "u/lowtide • 5h",
         "Kofi A. · 1d · Edited",
-        "Priya Natarajan | 3w",
+        "Tevita Fonua | 3w",
         "Old Pier Cafe · just now",
         "Tomás · 2 days ago",
         "Hollis Grange • 5 hr. ago",
