@@ -37,7 +37,7 @@ def test_neighbours_come_from_the_same_conversation_only():
 
 def _candidate(index: int) -> Candidate:
     return Candidate(
-        subject="user", predicate="work:restore", args=[], content="Ilse restores organs", kind="work",
+        subject="user", predicate="work:restore", args=[], content="Oona restores organs", kind="work",
         importance="normal", extraction_confidence=0.8, capture_confidence=1.0, attribution="user",
         evidence=Evidence(index, index, "I restore organs."),
     )  # fmt: skip
@@ -51,8 +51,8 @@ def test_annotate_reads_only_the_turns_of_candidates_and_their_neighbours(monkey
         return np.tile(np.arange(len(texts), dtype=np.float32)[:, None], (1, 4))
 
     monkeypatch.setattr(turn_reader, "encode_turns", fake_encode)
-    turns = [TurnIn(i, "Ilse Brandt" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)]
-    day = DayInput(owner_name="Ilse Brandt", conversations=[ConversationIn(None, turns)])
+    turns = [TurnIn(i, "Oona Halloran" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)]
+    day = DayInput(owner_name="Oona Halloran", conversations=[ConversationIn(None, turns)])
     cands = [_candidate(4)]
     turn_reader.annotate(day, cands, reader=_reader())
     assert len(read) == 3 and read[1].startswith("[OWNER]: Turn 4")
@@ -61,7 +61,7 @@ def test_annotate_reads_only_the_turns_of_candidates_and_their_neighbours(monkey
 
 def test_a_day_without_candidates_reads_nothing(monkeypatch):
     monkeypatch.setattr(turn_reader, "encode_turns", lambda texts: pytest.fail("read a turn"))
-    day = DayInput(owner_name="Ilse", conversations=[ConversationIn(None, [TurnIn(0, "Ilse", True, "Hi.")])])
+    day = DayInput(owner_name="Oona", conversations=[ConversationIn(None, [TurnIn(0, "Oona", True, "Hi.")])])
     turn_reader.annotate(day, [], reader=_reader())
 
 
