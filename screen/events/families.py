@@ -177,28 +177,44 @@ _TITLE_SEPARATORS = re.compile(r"\s+[—–|·-]\s+")
 
 def page_titles(windows: list[str], app: str, url: str) -> list[str]:
     """The page's own part of each window title: its first part that names neither the program, the site nor
-    the browser ("Cabins in Bergen | Fjordstays — Mozilla Firefox" -> "Cabins in Bergen"), none for a mirror."""
+    the browser ("Cabins in Bergen | Fjordstays — Mozilla Firefox" -> "Cabins in Bergen"; "Kiln: Emberhaus
+    Control" -> "Kiln"), none for a mirror."""
     if is_mirror(app):
         return []
-    own = app_words(app)
-    host = re.sub(r"[^a-z0-9]", "", host_of(url))
+    names = _NameTest(app, url)
     out = []
     for window in windows:
         parts = [p for p in _TITLE_SEPARATORS.split(window or "") if p.strip()]
         kept = []
         for i, part in enumerate(parts):
-            words = set(_norm(part).split())
-            squashed = re.sub(r"[^a-z0-9]", "", _norm(part))
-            names_program = bool(words & own) or (squashed and squashed in re.sub(r"[^a-z0-9]", "", app.lower()))
-            names_site = bool(host) and len(squashed) >= 4 and squashed in host
-            if i and (names_program or names_site):
+            if names(part) and (i or len(parts) > 1):
                 continue
-            if not i and len(parts) > 1 and (names_program or names_site):
-                continue
-            kept.append(part)
+            kept.append(_without_named_tail(part, names))
         if kept:
             out.append(kept[0])  # "Page — Site": what precedes the site's name is the page's own
     return out
+
+
+class _NameTest:
+    """Does a title part name the program or the site ("Mozilla Firefox", "Fjordstays")?"""
+
+    def __init__(self, app: str, url: str):
+        self.own = app_words(app)
+        self.app = re.sub(r"[^a-z0-9]", "", app.lower())
+        self.host = re.sub(r"[^a-z0-9]", "", host_of(url))
+
+    def __call__(self, part: str) -> bool:
+        words = set(_norm(part).split())
+        squashed = re.sub(r"[^a-z0-9]", "", _norm(part))
+        names_program = bool(words & self.own) or bool(squashed and squashed in self.app)
+        return names_program or (bool(self.host) and len(squashed) >= 4 and squashed in self.host)
+
+
+def _without_named_tail(part: str, names: _NameTest) -> str:
+    """A part joined to the program's or site's name by a colon ("Garden irrigation: Emberhaus Control") is
+    the part before it; a colon inside the page's own words ("Week 3: Knitting cables") stays."""
+    head, sep, tail = part.rpartition(": ")
+    return head if sep and head.strip() and names(tail) else part
 
 
 def _score(fields: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:

@@ -45,6 +45,17 @@ def test_a_page_title_keeps_only_the_pages_own_part():
     assert page_titles(["Tablet"], "scrcpy", "") == []  # a mirror's window names the device
 
 
+def test_a_title_joined_to_the_sites_name_by_a_colon_is_typed_by_its_own_words():
+    # "<page>: <site>" in a browser: the site's name is not what the page is about
+    title = ["Dough proofer: Crumbhaus Hub - Google Chrome"]
+    assert page_titles(title, "Google Chrome", "https://crumbhaushub.test/run") == ["Dough proofer"]
+    family = classify(app="Google Chrome", url="https://crumbhaushub.test/run", windows=title, lines=["Stage 2"])
+    assert family == "task.proofer"
+    # the same in a program of its own, and a colon inside the page's own words stays
+    assert page_titles(["Sous vide bath: Tempra Hub"], "Tempra Hub", "") == ["Sous vide bath"]
+    assert page_titles(["Lesson 4: Tidal pools"], "Tempra Hub", "") == ["Lesson 4: Tidal pools"]
+
+
 def test_a_single_cue_word_types_nothing():
     # "job" alone (a software.ci cue) on an application form is a stray word, not a build
     family = classify(app="Safari", url="https://hireloop.test/apply", windows=["Apply: Line cook job"],
