@@ -152,7 +152,7 @@ class ProposalPass:
             attrs = event.attributes or {}
             ended = event.ended_at or event.started_at
             if attrs.get("ctx") == span["ctx"] and attrs.get("outcome_norm") == reading.final_norm:
-                if start - ended <= ROUTINE:
+                if start - ended <= ROUTINE and not _other_ids(attrs, reading):
                     return event  # the same outcome again: routine progress of the same activity
             if event.outcome in CONTEST or reading.outcome in CONTEST:
                 continue
@@ -482,6 +482,13 @@ def _other_item(attrs: dict, span: dict, reading: SpanReading) -> bool:
         return False  # a success names the next run: it may still be the fix
     mine, theirs = numbers(" ".join(span["windows"])), numbers(attrs.get("window", ""))
     return bool(mine and theirs and not mine & theirs)
+
+
+def _other_ids(attrs: dict, reading: SpanReading) -> bool:
+    """Both name identifiers (a booking reference, a flight, an order number) and none is shared: the same
+    outcome line again is another item's (a second check-in on the same phone), not routine progress."""
+    theirs = set(attrs.get("ids") or [])
+    return bool(reading.ids and theirs and not reading.ids & theirs)
 
 
 def _moment(span: dict, reading: SpanReading) -> dict:

@@ -1,0 +1,49 @@
+"""The same outcome line again in the same place: routine progress of one activity, unless the two name
+different items (another booking reference, another ticket). On a phone mirrored on the desktop, where one
+window shows every app, with a ferry operator and a theatre, domains no generated session uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from screen.imitation import scripts
+from screen.models import ScreenEvent
+from tests.screen.conftest import run_collect, serve
+
+pytestmark = pytest.mark.django_db
+Seg = scripts.Segment
+PHONE = {"app": "scrcpy", "window": "Pixel 8"}
+
+
+def _booking(operator: str, route: str, ref: str, seconds: float = 200) -> list[scripts.Segment]:
+    return [
+        Seg(**PHONE, text=f"{operator}\nSailing {route}\nChoose a cabin\nDeck 4 or Deck 6", seconds=seconds),
+        Seg(**PHONE, text=f"{operator}\nTicket confirmed\nReference {ref}\nShow this at the gate", seconds=60),
+    ]
+
+
+def _events(user, screen_client, segments) -> list[ScreenEvent]:
+    server = serve(segments)
+    try:
+        run_collect(user, server, screen_client(server))
+    finally:
+        server.stop()
+    return list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))
+
+
+def test_a_second_booking_with_its_own_reference_minutes_later_is_its_own_event(user, screen_client):
+    notes = [Seg(app="Notes", window="Packing", text="packing list\nsocks {n}", seconds=240)]
+    first = _booking("Skerry Lines", "Oban to Craignure", "KX7QWD")
+    second = _booking("Tidewell Ferries", "Largs to Cumbrae", "PL-40931")
+    events = _events(user, screen_client, [*first, *notes, *second, *notes])
+    assert len(events) == 2, [(e.event_type, e.title, e.started_at) for e in events]
+    assert events[0].ended_at < events[1].started_at
+    assert all(e.outcome == "confirmed" for e in events)
+
+
+def test_the_same_booking_shown_again_minutes_later_is_still_one_event(user, screen_client):
+    notes = [Seg(app="Notes", window="Packing", text="packing list\nsocks {n}", seconds=240)]
+    first = _booking("Skerry Lines", "Oban to Craignure", "KX7QWD")
+    again = first[1:]
+    events = _events(user, screen_client, [*first, *notes, *again, *notes])
+    assert len(events) == 1, [(e.event_type, e.title, e.started_at) for e in events]
