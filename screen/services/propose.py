@@ -117,6 +117,12 @@ class ProposalPass:
             self._answers(span, reading.foreign + ([(reading.final, None)] if reading.final else []), reading)
             return
         if reading.family.startswith(MESSAGES):
+            if self._reports_on(span, reading):
+                # A message naming an earlier activity's identifier reports on it: a line that reads like a
+                # receipt ("Delivered today at 18:57") is that activity's news, not the message's own.
+                own = [(a, None) for a in [reading.final, *reading.steps]]
+                self._answers(span, reading.foreign + own, reading)
+                return
             self._answers(span, reading.foreign, reading)  # a message that answers an earlier activity
         event = self._event_of(span)
         if not reading.outcome and not is_standalone(reading.family):
@@ -339,6 +345,13 @@ class ProposalPass:
             if word:
                 substituted = word == DELIVERED and any(o.word == SUBSTITUTED for _, o in found)
                 self._answer(event, span, anchor, word, SUBSTITUTED if substituted else "")
+
+    def _reports_on(self, span: dict, reading: SpanReading) -> bool:
+        """The message's own outcome line is shown beside an identifier of an earlier activity it may answer."""
+        if reading.final is None or not reading.ids:
+            return False
+        event = self._answered(span, reading.final, reading)
+        return event is not None and bool(reading.ids & set((event.attributes or {}).get("ids") or []))
 
     def _answered(self, span: dict, anchor: dict, reading: SpanReading) -> ScreenEvent | None:
         start = parse_ts(anchor["at"])

@@ -50,6 +50,32 @@ def test_an_answer_by_email_the_next_morning_revises_the_application_it_names(us
     assert "was successful" in outcome.excerpt and outcome.image is not None
 
 
+def test_a_mail_the_next_morning_whose_first_line_reads_like_a_receipt_answers_the_order_it_names(
+    user, screen_client
+):
+    seeds = {"app": "Firefox", "url": "https://tuberworks.test/checkout"}
+    segments = [
+        Seg(**seeds, window="Basket — Tuberworks", text="Seed potatoes 2kg 6.40\nShallot sets 3.10\nCheckout", seconds=300),
+        Seg(**seeds, window="Thanks — Tuberworks", text="Thanks, your order is placed\nOrder TBW-88213", seconds=60,
+            pause=15 * 3600),
+        Seg(app="Notes", window="Notes", text="bed rotation\nline {n}", seconds=300),
+        Seg(app="Geary", window="Inbox — Geary",
+            text="Inbox\nTuberworks\nAbout order TBW-88213\nFrom: Tuberworks <post@tuberworks.test>\n"
+            "Delivered this morning at 07:12\nOrder TBW-88213\n1 item substituted: Shallot sets for Onion sets\nReply",
+            seconds=90),
+        Seg(app="Notes", window="Notes", text="bed rotation\nline {n}", seconds=300),
+    ]
+    server = serve(segments)
+    client = screen_client(server)
+    try:
+        _collect_at(user, server, client, DAY + timedelta(minutes=7), server.session.end + timedelta(minutes=20))
+    finally:
+        server.stop()
+    (event,) = ScreenEvent.objects.filter(owner=user).visible()
+    assert (event.event_type, event.outcome, event.attributes["detail"]) == ("purchase.order", "delivered", "substituted")
+    assert event.local_date == DAY.date() and event.ended_at > DAY + timedelta(hours=15)
+
+
 def test_the_notification_centre_reports_on_something_else_and_makes_no_event(user, screen_client):
     shop = {"app": "Safari", "url": "https://potterywheel.test/cart"}
     segments = [
