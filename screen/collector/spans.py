@@ -135,6 +135,15 @@ def continues(span: dict, norm: dict[str, str]) -> bool:
     return bool(shared) and bool(content_words(norm.values()) & content_words(span["seen"].values()))
 
 
+def _another_talk(span: dict, item: Item) -> bool:
+    """A conversation's program shows a window title the conversation never showed, after its talk fell
+    silent: another call or meeting in the same program (the same call keeps its title, and a glance away
+    and back keeps its words flowing)."""
+    if not span["speech"] or not item.window_name or item.window_name in span["windows"]:
+        return False
+    return item.at - parse_ts(span["speech"][-1]["at"]) > CONVERSATION_GAP
+
+
 _GENERIC = SCREEN_STOPWORDS | CONTROL_VERBS | frozenset("menu settings options home help search account".split())
 
 
@@ -172,7 +181,7 @@ class SpanTracker:
         span = self.open.get(ctx)
         assistant = self._assistant_lines(item, lines)
         posts = others_posts([line for line in lines if line not in assistant])
-        if span is not None and item.at - parse_ts(span["last"]) >= LEAVE:
+        if span is not None and (item.at - parse_ts(span["last"]) >= LEAVE or _another_talk(span, item)):
             ended.append(self._end(span, "left"))
             span = None
         if span is not None:

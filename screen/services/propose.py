@@ -157,7 +157,8 @@ class ProposalPass:
         for event in candidates:
             attrs = event.attributes or {}
             ended = event.ended_at or event.started_at
-            if attrs.get("ctx") == span["ctx"] and attrs.get("outcome_norm") == reading.final_norm:
+            same_line = reading.final_norm and attrs.get("outcome_norm") == reading.final_norm  # not two calls'
+            if attrs.get("ctx") == span["ctx"] and same_line:
                 if start - ended <= ROUTINE and not _other_ids(attrs, reading):
                     return event  # the same outcome again: routine progress of the same activity
             if event.outcome in CONTEST or reading.outcome in CONTEST:
