@@ -227,7 +227,9 @@ class SpanTracker:
                 titled = item.app_name and not is_mirror(item.app_name)
                 moved = item.window_name and item.window_name not in span["windows"]  # another conversation, page
                 concluded = bool(moved) if titled else not continues(span, norm)
-            contextless = item.url == span["url"] and item.window_name == span["window"]
+            # A mirror's window names the device, whatever the phone shows: it says nothing of the activity.
+            same_window = item.window_name == span["window"] or is_mirror(item.app_name)
+            contextless = item.url == span["url"] and same_window
             regime = not new_anchors and contextless and ratio >= REGIME and not continues(span, norm)
             if concluded:
                 ended.append(self._end(span, "concluded"))

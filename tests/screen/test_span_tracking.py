@@ -139,3 +139,16 @@ def test_a_list_titled_as_the_past_holds_older_results():
     assert history_rows(lines) == {"vs Owls won", "vs Herons lost"}
     # Two result lines of one shape but different results are a result screen, not a list.
     assert history_rows(["Blue resigned", "Red wins", "Rematch"]) == set()
+
+
+def test_on_a_mirrored_phone_a_new_screen_after_a_look_away_is_another_activity_whatever_its_window_says():
+    # the mirror's window names the device (its name may change as it reconnects), never what the phone shows
+    f = Feeder().repeat(0, 200, 10, "Vysor", "Galaxy Tab", "Puzzle Pond\nLevel 12\nMoves 9")
+    f.frames((200, "Vysor", "Galaxy Tab", "Level complete\nNext level"))
+    f.repeat(210, 300, 10, "Vysor", "Galaxy Tab", "Puzzle Pond\nRecent levels\nLevel 11 cleared\nLevel 10 cleared")
+    f.repeat(300, 800, 30, "Notes", "Notes", "hops list\nline 4")  # 8 minutes elsewhere
+    f.repeat(800, 1400, 20, "Vysor", "Galaxy Tab S9", "Leafreader\nChapter 30\nThe lighthouse keeper slept\n99% read")
+    f.frames((1400, "Vysor", "Galaxy Tab S9", "Leafreader\nYou finished the book\nRate it"))
+    book = next(s for s in f.spans() if "You finished the book" in [a["line"] for a in s["anchors"]])
+    assert book["start"] == _at(800)
+    assert not any("Puzzle Pond" in line for line in book["seen"].values())
