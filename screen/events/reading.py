@@ -50,6 +50,7 @@ PENDING = timedelta(seconds=30)  # a quiet anchor on screen for less than this m
 # Lines that put the owner in a contest: an opponent named, a turn or a hand that is theirs.
 _TAKING_PART = re.compile(r"\b(opponent|vs\.?|versus|your (turn|move|hand|team|go))\b", re.I)
 _ID = re.compile(r"(?<![\w.])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w.])")
+_ORDINAL_SLUG = re.compile(r"[A-Za-z]+-\d{1,2}")
 MODES = ("ranked", "competitive", "casual", "unrated", "rated", "arcade", "custom", "blitz", "rapid")
 
 
@@ -149,11 +150,14 @@ def numbers(text: str) -> set[str]:
 def ids_in(texts: list[str]) -> set[str]:
     """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit, or codes of five to
     eight capitals that are no word (few vowels: "QXKPRM", a booking reference); bare numbers of up to four
-    digits (years, times, counters) are not identifiers."""
+    digits (years, times, counters) are not identifiers, nor is a word numbered in a page's slug ("quiz-3",
+    "lesson-12": every course has one)."""
     out = set()
     for text in texts:
         for m in _ID.finditer((text or "").replace("#", " ")):
             raw = m.group(0)
+            if _ORDINAL_SLUG.fullmatch(raw):
+                continue
             tok = raw.upper()
             digits = tok.replace("-", "")
             if any(c.isdigit() for c in tok) and not (digits.isdigit() and (len(digits) <= 4 or "-" in tok)):
