@@ -47,6 +47,7 @@ from screen.events.outcomes import (
     RESOLVED,
     SUBSTITUTED,
     read_outcome,
+    tokens,
 )
 from screen.events.reading import SpanReading, numbers, read_span, title_for
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
@@ -490,8 +491,35 @@ def _same_problem(attrs: dict, span: dict, reading: SpanReading) -> bool:
     return len(stems(reading.tokens) & stems(attrs.get("salient") or [])) >= 2
 
 
+_FIELD = re.compile(r"^\s*([A-Za-z][\w ]{0,24}?)\s*:\s+(\S.*)$")  # "Program: Night cycle", "Patient: R. Ode"
+
+
+def item_fields(lines) -> dict[str, list[str]]:
+    """The labelled fields that name what a span is about: a label with one value throughout the span
+    ("Program: Batch 12", "Recipe: Rye loaf"), kept as the value's words (numbers left out, so the next run's
+    number does not make it another item). A label whose value changes within the span ("Status: running",
+    then "Status: halted") or that reports an outcome says how it went, not which item it is."""
+    values: dict[str, set[str]] = {}
+    for line in lines:
+        match = _FIELD.match(line)
+        if match:
+            values.setdefault(match[1].strip().lower(), set()).add(match[2].strip())
+    out = {}
+    for label, found in values.items():
+        value = next(iter(found))
+        words = sorted({w for w in tokens(value) if w.isalpha()})
+        if len(found) == 1 and words and read_outcome(value) is None and read_outcome(f"{label}: {value}") is None:
+            out[label] = words
+    return out
+
+
 def _other_item(attrs: dict, span: dict, reading: SpanReading) -> bool:
-    """Two failures whose windows name different item numbers (run 4734, build 4232) are two problems."""
+    """Two failures whose windows name different item numbers (run 4734, build 4232) are two problems; so are
+    a problem and a later span of any outcome whose same labelled field names other words ("Program: Batch
+    12", then "Program: Night cycle"): another run of the machine, not the fix."""
+    earlier, mine = attrs.get("fields") or {}, item_fields(span["seen"].values())
+    if any(label in earlier and not set(words) & set(earlier[label]) for label, words in mine.items()):
+        return True
     if reading.outcome != FAILURE:
         return False  # a success names the next run: it may still be the fix
     mine, theirs = numbers(" ".join(span["windows"])), numbers(attrs.get("window", ""))
@@ -561,6 +589,7 @@ def _attributes(span: dict, reading: SpanReading, base: ScreenEvent | None, *, m
             "salient": sorted(reading.salient | set(attrs.get("salient") or []))[:40],
             "problem_norms": (_problem_norms(reading) or attrs.get("problem_norms") or [])[:4],
             "kind": "problem" if reading.outcome == FAILURE else attrs.get("kind", "activity"),
+            "fields": item_fields(span["seen"].values()) or attrs.get("fields") or {},
         }
     )
     if reading.outcome in CONTEST:
