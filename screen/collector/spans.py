@@ -36,7 +36,15 @@ from datetime import datetime, timedelta
 
 from screen.collector.client import Item, parse_ts
 from screen.collector.posts import others_posts
-from screen.events.families import is_assistant, is_assistant_frame, is_assistant_header, is_mirror, site_of
+from screen.events.families import (
+    classify,
+    is_assistant,
+    is_assistant_frame,
+    is_assistant_header,
+    is_mirror,
+    is_standalone,
+    site_of,
+)
 from screen.events.outcomes import ALL_WORDS, CONTROL_VERBS, PROGRESS, read_outcome, tokens
 from screen.text import SCREEN_STOPWORDS, normalize_line
 
@@ -136,12 +144,15 @@ def continues(span: dict, norm: dict[str, str]) -> bool:
 
 
 def _another_talk(span: dict, item: Item) -> bool:
-    """A conversation's program shows a window title the conversation never showed, after its talk fell
-    silent: another call or meeting in the same program (the same call keeps its title, and a glance away
-    and back keeps its words flowing)."""
+    """A call's program shows a window title the call never showed, after its talk fell silent: another call
+    or meeting in the same program (the same call keeps its title, and a glance away and back keeps its words
+    flowing). Speech merely heard during another activity (someone talking nearby) is no call."""
     if not span["speech"] or not item.window_name or item.window_name in span["windows"]:
         return False
-    return item.at - parse_ts(span["speech"][-1]["at"]) > CONVERSATION_GAP
+    if item.at - parse_ts(span["speech"][-1]["at"]) <= CONVERSATION_GAP:
+        return False
+    lines = list(span["seen"].values())
+    return is_standalone(classify(app=span["app"], url=span["url"], windows=span["windows"], lines=lines))
 
 
 _GENERIC = SCREEN_STOPWORDS | CONTROL_VERBS | frozenset("menu settings options home help search account".split())

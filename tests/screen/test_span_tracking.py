@@ -152,3 +152,13 @@ def test_on_a_mirrored_phone_a_new_screen_after_a_look_away_is_another_activity_
     book = next(s for s in f.spans() if "You finished the book" in [a["line"] for a in s["anchors"]])
     assert book["start"] == _at(800)
     assert not any("Puzzle Pond" in line for line in book["seen"].values())
+
+
+def test_speech_heard_during_a_form_does_not_split_it_at_its_next_page():
+    site = {"app": "Safari", "url": "https://kilnclub.test/join"}
+    f = Feeder().repeat(0, 240, 10, site["app"], "Join — Kiln Club", "Step 1 of 2\nYour name\nContinue", site["url"])
+    f.say(60, "did you see the match last night", "", "Output")
+    f.repeat(240, 480, 10, site["app"], "Payment — Kiln Club", "Step 2 of 2\nCard number\nPay 40.00", site["url"])
+    f.frames((480, site["app"], "Welcome — Kiln Club", "Membership confirmed\nWelcome aboard", site["url"]))
+    (join,) = [s for s in f.spans() if s["app"] == "Safari"]
+    assert join["start"] == _at(0) and read_span(join, owner_names=NOBODY).outcome == "confirmed"
