@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ledger.lexicon import STOPWORDS
+from ledger.redaction import redact_text
 
 _WS = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -21,6 +22,22 @@ _CURRENCY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|inr|rs)\b", re.I)
 _SCORE = re.compile(r"\b(\d{1,3})\s*[-–:]\s*(\d{1,3})\b")
 
 MAX_LINE = 200
+
+
+def redact_screen(text: str) -> str:
+    """Screen text through the structural redactor a line at a time: each line is a screen element (a menu
+    link, a heading, a status), so a cue on one ("Account" in a site's menu) says nothing of a number in
+    another ("Run 2106 failed" two lines down). A value standing on a line of its own under its label
+    ("Account number" / "1047 2268") is read with the line above it."""
+    lines = (text or "").split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        words = line.split()
+        if i and words and all(any(c.isdigit() for c in w) for w in words):  # "1047 2268", "063-184"
+            out.append(redact_text(lines[i - 1] + "\n" + line).split("\n")[-1])
+        else:
+            out.append(redact_text(line))
+    return "\n".join(out)
 
 
 @functools.lru_cache(maxsize=8192)  # screens repeat the same lines frame after frame

@@ -20,6 +20,7 @@ import tenacity
 from accounts.exceptions import DomainError
 from accounts.timestamps import parse_iso
 from ledger.redaction import redact_text
+from screen.text import redact_screen
 
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
 MAX_BACKOFF_SECONDS = 30.0
@@ -80,7 +81,7 @@ def to_item(raw: dict) -> Item | None:
                 "OCR",
                 int(c["frame_id"]),
                 parse_ts(c["timestamp"]),
-                redact_text(c.get("text") or ""),
+                redact_screen(c.get("text") or ""),
                 c.get("app_name") or "",
                 c.get("window_name") or "",
                 c.get("browser_url") or "",
@@ -102,7 +103,7 @@ def to_item(raw: dict) -> Item | None:
                 "UI",
                 int(c["id"]),
                 parse_ts(c["timestamp"]),
-                redact_text(c.get("text") or ""),
+                redact_screen(c.get("text") or ""),
                 c.get("app_name") or "",
                 c.get("window_name") or "",
                 c.get("browser_url") or "",

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from screen import preferences
 from screen.collector.client import Item
 from screen.collector.signals import SignalDeriver
-from screen.text import Cue, cue_of, diff_lines, normalize_line, result_outcome, score_in
+from screen.text import Cue, cue_of, diff_lines, normalize_line, redact_screen, result_outcome, score_in
 
 T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 
@@ -152,3 +152,23 @@ def test_stored_preferences_are_re_read_with_the_lexicons_singulars(user):
     source.refresh_from_db()
     assert source.preferences == [{"action": "exclude", "subject": ["story"], "text": "never keep stories"}]
     assert preferences.matching(source.preferences, _E("notes.page_opened", "A story")).action == "exclude"
+
+
+def test_a_menu_word_on_one_line_redacts_no_number_on_another():
+    # "Account" is a site's menu link; the run number and the flight two lines on are the page's own
+    text = "Harbourline\nAccount\nChecked in: HB 418\nmain\nBuild 5531 failed"
+    assert redact_screen(text) == text
+
+
+@pytest.mark.parametrize(
+    "text, kept, gone",
+    [
+        ("Account number\n1047 2268\nTransfer", "Account number", "1047 2268"),  # a value under its label
+        ("Door code: 4719\nOpen", "Door code:", "4719"),
+        ("Pay with\nCard 4111 1111 1111 1111", "Pay with", "4111 1111 1111 1111"),
+        ("Sort code\n06-18-42", "Sort code", "06-18-42"),
+    ],
+)
+def test_a_secret_on_its_line_or_under_its_label_is_still_redacted(text, kept, gone):
+    out = redact_screen(text)
+    assert kept in out and gone not in out and "[redacted]" in out
