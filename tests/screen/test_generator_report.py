@@ -48,3 +48,31 @@ def test_failures_are_grouped_by_kind_and_family():
     assert _failure_kind("extra event: not the owner's text shown as theirs: 'x' in 'y'") == (
         "not the owner's text shown as theirs"
     )
+
+
+def _owner_says(text: str):
+    """A generated session with a call in which the owner says ``text``, which another person says elsewhere."""
+    import dataclasses
+
+    from screen.imitation.generator.model import Said
+
+    g = next(s for s in generate(SEED, 40, DEV) if any(e.family == "meeting.call" for e in s.expected))
+    call = next(e for e in g.expected if e.family == "meeting.call")
+    call.said = [*call.said, Said(text, "", "user_authored")]
+    return dataclasses.replace(g, others_said=[*g.others_said, text]), call
+
+
+def test_words_the_owner_says_in_one_call_and_another_person_in_another_are_the_owners_there():
+    from screen.imitation.generator.check import judge
+
+    session, call = _owner_says("Can we leave the rota until Monday?")
+    mine = {"content_role": "user_authored", "text": "You said: Can we leave the rota until Monday?", "evidence": []}
+    event = {"family": call.family, "started_at": call.start.isoformat(), "assertions": [mine]}
+    event.update(title="", outcome="", polarity="", user_actions=[], evidence=[], attributes={}, summary="")
+    event.update(outcome_subject="", ended_at=None, local_date="")
+    verdict = judge(session, [event])
+    assert not any("another person's words" in x for x in verdict.extra), verdict.extra
+    # the others' words the owner never says stay checked
+    session.others_said.append("Nobody says this but Ilse")
+    mine["text"] += " Nobody says this but Ilse"
+    assert any("another person's words" in x for x in judge(session, [event]).extra)

@@ -113,7 +113,12 @@ def judge(session: GeneratedSession, events: list[dict]) -> Verdict:
         hit = next((s for s in shown if text.lower() in s.lower()), None)
         if hit:
             verdict.extra.append(f"not the owner's text shown as theirs: {text!r} in {hit[:80]!r}")
+    # Words the owner also says themselves somewhere in the session (the same phrase in another call) are theirs
+    # there: only the others' words the owner never says are checked across every event.
+    owners = {s.text.lower() for e in session.expected for s in e.said if s.role == "user_authored"}
     for text in session.others_said:
+        if text.lower() in owners:
+            continue
         owned = [a for e in events for a in e["assertions"] if a["content_role"] == "user_authored"]
         if any(text.lower() in a["text"].lower() for a in owned):
             verdict.extra.append(f"another person's words as the owner's: {text!r}")
