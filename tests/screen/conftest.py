@@ -48,3 +48,15 @@ def run_collect(user, server, client, now=None, **kw):
     from screen.services.collect import collect
 
     return collect(source=source, client=client, now=now or server.now, **kw)
+
+
+def collected_events(user, screen_client, segments):
+    """The visible events, oldest first, after ``segments`` are served and collected once after their end."""
+    from screen.models import ScreenEvent
+
+    server = serve(segments)
+    try:
+        run_collect(user, server, screen_client(server), now=server.session.end + timedelta(minutes=20))
+    finally:
+        server.stop()
+    return list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))

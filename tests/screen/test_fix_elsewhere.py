@@ -4,13 +4,10 @@ uses."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from screen.imitation import scripts
-from screen.models import ScreenEvent
-from tests.screen.conftest import run_collect, serve
+from tests.screen.conftest import collected_events
 
 pytestmark = pytest.mark.django_db
 Seg = scripts.Segment
@@ -19,12 +16,30 @@ Seg = scripts.Segment
 def _course(site: str, topic: str, result: str) -> list[scripts.Segment]:
     url = f"https://{site.lower()}.test/course/"
     return [
-        Seg(app="Firefox", url=url + "lesson-2", window=f"Lesson 2: {topic} · {site}",
-            text=f"Lesson 2 of 9: {topic}\nReading time 6 min\nNext", seconds=240, every=10),
-        Seg(app="Firefox", url=url + "quiz-2", window=f"Quiz: {topic} · {site}",
-            text=f"Quiz: {topic}\nQuestion 4 of 8\nSubmit answer", seconds=240, every=10),
-        Seg(app="Firefox", url=url + "result-2", window=f"Results: {topic} · {site}",
-            text=f"{result}\nReview answers\nBack to course", seconds=60, every=10),
+        Seg(
+            app="Firefox",
+            url=url + "lesson-2",
+            window=f"Lesson 2: {topic} · {site}",
+            text=f"Lesson 2 of 9: {topic}\nReading time 6 min\nNext",
+            seconds=240,
+            every=10,
+        ),
+        Seg(
+            app="Firefox",
+            url=url + "quiz-2",
+            window=f"Quiz: {topic} · {site}",
+            text=f"Quiz: {topic}\nQuestion 4 of 8\nSubmit answer",
+            seconds=240,
+            every=10,
+        ),
+        Seg(
+            app="Firefox",
+            url=url + "result-2",
+            window=f"Results: {topic} · {site}",
+            text=f"{result}\nReview answers\nBack to course",
+            seconds=60,
+            every=10,
+        ),
     ]
 
 
@@ -32,12 +47,7 @@ def test_a_failed_quiz_and_another_courses_passed_quiz_are_two_events(user, scre
     notes = [Seg(app="Notes", window="Notes", text="verbs to revise\nline {n}", seconds=400, every=20)]
     first = _course("Orchardly", "Grafting apple trees", "Not passed this time (2/8)")
     second = _course("Marlwick", "Dry stone walling", "Well done, you passed the quiz")
-    server = serve([*first, *notes, *second, *notes])
-    try:
-        run_collect(user, server, screen_client(server), now=server.session.end + timedelta(minutes=20))
-    finally:
-        server.stop()
-    events = list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))
+    events = collected_events(user, screen_client, [*first, *notes, *second, *notes])
     assert [(e.event_type, e.outcome) for e in events] == [
         ("learning.course", "failure"),
         ("learning.course", "success"),

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from screen.imitation import scripts
-from screen.models import ScreenEvent
-from tests.screen.conftest import run_collect, serve
+from tests.screen.conftest import collected_events
 
 pytestmark = pytest.mark.django_db
 Seg = scripts.Segment
@@ -22,20 +21,11 @@ def _booking(operator: str, route: str, ref: str, seconds: float = 200) -> list[
     ]
 
 
-def _events(user, screen_client, segments) -> list[ScreenEvent]:
-    server = serve(segments)
-    try:
-        run_collect(user, server, screen_client(server))
-    finally:
-        server.stop()
-    return list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))
-
-
 def test_a_second_booking_with_its_own_reference_minutes_later_is_its_own_event(user, screen_client):
     notes = [Seg(app="Notes", window="Packing", text="packing list\nsocks {n}", seconds=240)]
     first = _booking("Skerry Lines", "Oban to Craignure", "KX7QWD")
     second = _booking("Tidewell Ferries", "Largs to Cumbrae", "PL-40931")
-    events = _events(user, screen_client, [*first, *notes, *second, *notes])
+    events = collected_events(user, screen_client, [*first, *notes, *second, *notes])
     assert len(events) == 2, [(e.event_type, e.title, e.started_at) for e in events]
     assert events[0].ended_at < events[1].started_at
     assert all(e.outcome == "confirmed" for e in events)
@@ -45,5 +35,5 @@ def test_the_same_booking_shown_again_minutes_later_is_still_one_event(user, scr
     notes = [Seg(app="Notes", window="Packing", text="packing list\nsocks {n}", seconds=240)]
     first = _booking("Skerry Lines", "Oban to Craignure", "KX7QWD")
     again = first[1:]
-    events = _events(user, screen_client, [*first, *notes, *again, *notes])
+    events = collected_events(user, screen_client, [*first, *notes, *again, *notes])
     assert len(events) == 1, [(e.event_type, e.title, e.started_at) for e in events]

@@ -3,13 +3,10 @@ words and its own outcome. On a program and topics no generated session uses."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from screen.imitation import scripts
-from screen.models import ScreenEvent
-from tests.screen.conftest import run_collect, serve
+from tests.screen.conftest import collected_events
 
 pytestmark = pytest.mark.django_db
 Seg = scripts.Segment
@@ -25,16 +22,14 @@ def _call(topic: str, talk: list[str], *, decided: str = "") -> list[scripts.Seg
 
 
 def test_two_calls_in_one_program_with_work_between_are_two_events(user, screen_client):
-    first = _call("Choir rota", ["who can sing on the ninth", "I can do the morning slot"],
-                  decided="okay so we're going with the morning slot, that's settled")
+    first = _call(
+        "Choir rota",
+        ["who can sing on the ninth", "I can do the morning slot"],
+        decided="okay so we're going with the morning slot, that's settled",
+    )
     notes = [Seg(app="Notes", window="Notes", text="hymn numbers\nline {n}", seconds=300, every=15)]
     second = _call("Hall repairs", ["the roof leaks again by the door", "let's get two quotes first"])
-    server = serve([*first, *notes, *second, *notes])
-    try:
-        run_collect(user, server, screen_client(server), now=server.session.end + timedelta(minutes=20))
-    finally:
-        server.stop()
-    events = list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))
+    events = collected_events(user, screen_client, [*first, *notes, *second, *notes])
     got = [(e.event_type, e.outcome) for e in events]
     assert got == [("meeting.call", "decided"), ("meeting.call", "no_decision")], [
         (e.title, e.started_at, e.ended_at, e.attributes["spans"]) for e in events
