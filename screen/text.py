@@ -27,16 +27,14 @@ MAX_LINE = 200
 def redact_screen(text: str) -> str:
     """Screen text through the structural redactor a line at a time: each line is a screen element (a menu
     link, a heading, a status), so a cue on one ("Account" in a site's menu) says nothing of a number in
-    another ("Run 2106 failed" two lines down). A value standing on a line of its own under its label
-    ("Account number" / "1047 2268") is read with the line above it."""
-    lines = (text or "").split("\n")
-    out = []
-    for i, line in enumerate(lines):
+    another ("Run 2106 failed" two lines down). A value standing on a line of its own is read with the last
+    non-empty line above it, its label ("Account number" / "1047 2268", "Your code is" / "" / "482913")."""
+    out, above = [], ""
+    for line in (text or "").split("\n"):
         words = line.split()
-        if i and words and all(any(c.isdigit() for c in w) for w in words):  # "1047 2268", "063-184"
-            out.append(redact_text(lines[i - 1] + "\n" + line).split("\n")[-1])
-        else:
-            out.append(redact_text(line))
+        value_alone = words and all(any(c.isdigit() for c in w) for w in words)  # "1047 2268", "063-184"
+        out.append(redact_text(above + "\n" + line).split("\n")[-1] if value_alone and above else redact_text(line))
+        above = line if words else above
     return "\n".join(out)
 
 

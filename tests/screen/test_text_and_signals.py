@@ -167,6 +167,7 @@ def test_a_menu_word_on_one_line_redacts_no_number_on_another():
         ("Door code: 4719\nOpen", "Door code:", "4719"),
         ("Pay with\nCard 4111 1111 1111 1111", "Pay with", "4111 1111 1111 1111"),
         ("Sort code\n06-18-42", "Sort code", "06-18-42"),
+        ("Your verification code is\n\n482913\nDone", "Done", "482913"),  # a blank line between them
     ],
 )
 def test_a_secret_on_its_line_or_under_its_label_is_still_redacted(text, kept, gone):
