@@ -61,7 +61,7 @@ def load_turns() -> tuple[list[dict], object]:
     """Every turn of the three sets (cached masked rows) and the frozen reader's features of them."""
     import numpy as np
 
-    from distill import turn_reader
+    from bench.train_turn_model import turn_features
 
     rows, feats = [], []
     for name in SETS:
@@ -75,12 +75,8 @@ def load_turns() -> tuple[list[dict], object]:
             part, vectors = [part[i] for i in keep], vectors[keep]
         for r in part:
             r["set"] = name
-        trs = [
-            turn_reader.TurnRow(r["conversation"], r["position"], r["is_owner"], r["owner_confidence"], r["text"])
-            for r in part
-        ]
         rows += part
-        feats.append(turn_reader.features(trs, vectors))
+        feats.append(turn_features(part, vectors))
     return rows, np.vstack(feats)
 
 
