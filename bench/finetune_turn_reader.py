@@ -1,6 +1,6 @@
 """Does fine-tuning MiniLM's top layer read turns better than the frozen encoder and a logistic head?
 
-    python bench/finetune_turn_reader.py [--folds 1,2] [--epochs 2] [--out var/finetune_turn.json]
+    python bench/finetune_turn_reader.py [--warm-start] [--folds 1,2] [--epochs 2] [--out var/finetune_turn.json]
 
 An offline experiment for issue 37 (a small transformer fine-tuned for the turn decision), measured under the
 protocol of ``bench/train_turn_model.py``: leave one wearer out (six folds; the persona chats split by
@@ -13,11 +13,16 @@ chats' voiced turns), the same labels and weights (each set weighing the same, u
 - **frozen**: today's turn head (``distill.turn_reader.features`` over the cached int8 vectors of the turn and
   its neighbours, plus the scalars; ``train_turn_model.fit_turn_head`` at its C);
 - **fine-tuned**: all-MiniLM-L6-v2 from the model package in float32, layers 0 to ``6 - TOP_LAYERS - 1`` frozen
-  and run once per turn (their hidden states cached in memory), the top ``TOP_LAYERS`` layer(s) trained with a
+  and run once per turn (their hidden states kept under ``var/turn_cache``), the top ``TOP_LAYERS`` layer(s) trained with a
   linear head over the mean of the turn's own word pieces and the same scalars. The input is short: ``[CLS]``
   the turn (its role and masked words, ≤ ``TURN_TOKENS`` word pieces) ``[SEP]`` the previous turn (≤
   ``PREV_TOKENS``) ``[SEP]`` the next (≤ ``NEXT_TOKENS``) ``[SEP]``: at most 64 word pieces, as the frozen
-  reader reads.
+  reader reads. With ``--warm-start`` the head starts as a logistic regression fitted on what the untrained top
+  layer gives, and moves with the layer (fine-tuning from the frozen reader's optimum, not from zero).
+
+The persona chats are the first ``PERSONA_CHATS`` of the turn cache's, for both readers; the fine-tuned reader
+trains on every positive turn and a seeded share of the negatives (``NEGATIVE_SHARE``, reweighted); the frozen
+head is also fitted on that same sample (``frozen_sampled``), to show the sample is not what separates them.
 
 Per held-out fold it prints the turn AUC and average precision of both readers on the wearer's day turns and
 on the fold's persona chats, and LoCoMo's. Fixed seeds; ``torch.set_num_threads(2)``.
