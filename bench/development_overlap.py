@@ -84,9 +84,9 @@ def development_utterances() -> list[str]:
 
 
 def _english_word(word: str) -> bool:
-    from lemminflect import getAllLemmas
+    from accounts.wordforms import lemmas_of
 
-    return bool(getAllLemmas(word.lower()))
+    return bool(lemmas_of(word.lower()))
 
 
 def find_names(paths: list[Path], names: set[str]) -> tuple[list[str], list[str]]:

@@ -78,23 +78,28 @@ def row_key(row: dict) -> tuple:
     return ("persona", row["group"], row["index"])
 
 
+def turn_features(rows: list[dict], vectors):
+    """The turn head's features (``distill.turn_reader.features``) of cached turn rows and their vectors."""
+    from distill import turn_reader
+
+    trs = [
+        turn_reader.TurnRow(r["conversation"], r["position"], r["is_owner"], r["owner_confidence"], r["text"])
+        for r in rows
+    ]
+    return turn_reader.features(trs, vectors)
+
+
 def load_everything(refresh: bool = False, *, claims: bool = True) -> dict:
     """Turn rows + features, candidate records with the index of their turn, turns per group for the queue."""
     import numpy as np
-
-    from distill import turn_reader
 
     turns, feats = [], []
     for name in ("days", "persona", "locomo"):
         rows, vectors = turn_data.load(name, refresh=refresh)
         for r in rows:
             r["set"] = name
-        trs = [
-            turn_reader.TurnRow(r["conversation"], r["position"], r["is_owner"], r["owner_confidence"], r["text"])
-            for r in rows
-        ]
         turns += rows
-        feats.append(turn_reader.features(trs, vectors))
+        feats.append(turn_features(rows, vectors))
     F = np.vstack(feats)
     index = {row_key(r): i for i, r in enumerate(turns)}
     data = gate_data.load_all(refresh=False, sets=("days", "locomo"))

@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lemminflect import getLemma
-
 from accounts.exceptions import DomainError
+from accounts.wordforms import lemma_of
 from screen.text import words
 
 TRACK, EXCLUDE = "track", "exclude"
@@ -47,7 +46,7 @@ def _stem(word: str) -> str:
     """A word's singular ("matches" -> "match", "stories" -> "story", "news" and "analysis" stay), from
     lemminflect's English lexicon; it keeps readable words, which the API returns as the subject
     (``["ranked", "match"]``), where a Snowball stem would not (``purchase`` -> ``purchas``)."""
-    lemmas = getLemma(word, upos="NOUN")
+    lemmas = lemma_of(word, upos="NOUN")
     return lemmas[0] if lemmas else word
 
 

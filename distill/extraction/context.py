@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getAllLemmas, getInflection
-
+from accounts.wordforms import inflect, lemmas_of
 from distill.extraction.base import Candidate, ConversationIn, TurnIn
 from distill.extraction.grammar import third_singular
 from distill.extraction.screens import has_finite_verb, not_a_claim, readings
@@ -256,12 +255,12 @@ def _wh_answer(question: str, answer: str, name: str) -> str:
         if not verb.endswith("ing") or "VERB" not in readings(verb):
             return ""
         head = f"is {verb}"
-    elif verb not in getAllLemmas(verb).get("VERB", ()):
+    elif verb not in lemmas_of(verb).get("VERB", ()):
         return ""
     elif aux == "did":
         if wh != "where":
             return ""  # "What did you eat?": a passing event; "Where did you grow up?" is kept
-        head = (getInflection(verb, tag="VBD") or ("",))[0]
+        head = (inflect(verb, tag="VBD") or ("",))[0]
     else:
         head = third_singular(verb)
     if not head:
@@ -299,12 +298,12 @@ def _declarative(aux: str, verb: str, tail: str, negative: bool) -> str:
         if "VERB" not in readings(verb) or verb.endswith("ing"):
             return ""
         return f"{'hasn' + chr(39) + 't' if negative else 'has'} {verb} {tail}".strip()
-    if "VERB" not in readings(verb) or verb not in getAllLemmas(verb).get("VERB", ()):
+    if "VERB" not in readings(verb) or verb not in lemmas_of(verb).get("VERB", ()):
         return ""  # "Do you ..." needs a base-form verb next
     if negative:
         return f"{'doesn' if aux == 'do' else 'didn'}'t {verb} {tail}".strip()
     if aux == "did":
-        past = getInflection(verb, tag="VBD")
+        past = inflect(verb, tag="VBD")
         return f"{past[0] if past else verb} {tail}".strip()
     return f"{third_singular(verb)} {tail}".strip()
 

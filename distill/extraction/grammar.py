@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lemminflect import getAllLemmas, getInflection
+from accounts.wordforms import inflect, lemmas_of
 
 MODALS = {"can", "could", "will", "would", "shall", "should", "may", "might", "must", "won't", "can't", "couldn't"}
 MODALS |= {"wouldn't", "shouldn't", "mustn't", "mightn't", "cannot"}
@@ -52,13 +52,13 @@ def third_singular(verb: str) -> str:
         return _match_case(verb, _AGREE[lower])
     if lower in MODALS:
         return verb
-    readings = getAllLemmas(lower)
+    readings = lemmas_of(lower)
     lemmas = readings.get("VERB", ()) + readings.get("AUX", ())
     if lower not in lemmas:
         return verb  # not a base-form verb: a past form, a participle, an adjective, a noun
-    if any(lower in getInflection(lemma, tag="VBD") for lemma in lemmas[: lemmas.index(lower)]):
+    if any(lower in inflect(lemma, tag="VBD") for lemma in lemmas[: lemmas.index(lower)]):
         return verb  # read first as a past form: "I found a flat" (find), "I saw it" (see), not "founds", "saws"
-    forms = getInflection(lower, tag="VBZ")
+    forms = inflect(lower, tag="VBZ")
     return _match_case(verb, forms[0]) if forms else verb
 
 
@@ -93,7 +93,7 @@ def _agree_after(toks: list[str], i: int) -> None:
         j = _next_word(toks, j)
     if j < len(toks) and toks[j][:1].isalpha():
         word = toks[j]
-        past = getInflection(word.lower(), tag="VBD")
+        past = inflect(word.lower(), tag="VBD")
         if past and past[0] == word.lower() and _PAST_TIME.search("".join(toks)):
             return  # "I quit sugar in January": past, not "quits"
         toks[j] = third_singular(word)
@@ -143,7 +143,7 @@ def _drop_emphatic(clause: str) -> str:
     def repl(m: re.Match) -> str:
         before = clause[: m.start()].split()
         prev = before[-1].lower().strip(",") if before else ""
-        tags = getAllLemmas(prev)
+        tags = lemmas_of(prev)
         return m.group(0) if "VERB" in tags and "NOUN" not in tags else ""
 
     return _EMPHATIC.sub(repl, clause)
@@ -160,9 +160,9 @@ def _is_subject(toks: list[str], i: int, person: str) -> bool:
         return True
     # A relative clause after a noun: "the people you work with" ("you" is its subject), not "send you the file".
     j = _next_word(toks, i)
-    nxt = getAllLemmas(toks[j].lower()) if j < len(toks) else {}
+    nxt = lemmas_of(toks[j].lower()) if j < len(toks) else {}
     det = prev[-2].lower() if len(prev) > 1 else ""
-    noun = "NOUN" in getAllLemmas(prev[-1].lower()) and det in _DETERMINERS
+    noun = "NOUN" in lemmas_of(prev[-1].lower()) and det in _DETERMINERS
     return noun and "VERB" in nxt
 
 

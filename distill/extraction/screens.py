@@ -10,9 +10,9 @@ from distill.extraction.parse_claims import claims_from_doc
 @lru_cache(maxsize=8192)
 def readings(word: str) -> frozenset[str]:
     """Universal POS tags a word can have in lemminflect's English lexicon ("wedding" → NOUN, VERB)."""
-    from lemminflect import getAllLemmas
+    from accounts.wordforms import lemmas_of
 
-    return frozenset(getAllLemmas(word.lower()))
+    return frozenset(lemmas_of(word.lower()))
 
 
 def has_finite_verb(text: str) -> bool:

@@ -21,8 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from lemminflect import getAllLemmas, getInflection
-
+from accounts.wordforms import inflect, lemmas_of
 from distill.extraction import nlp
 from distill.extraction.base import Candidate, TurnIn
 from distill.extraction.speakers import is_real_name
@@ -190,10 +189,10 @@ def _verb_read_as_noun(tok) -> bool:
     if tok.pos_ not in ("NOUN", "PROPN") or subject is None:
         return False
     word, singular = tok.lower_, subject.lower_ in _THIRD_SINGULAR
-    for lemma in getAllLemmas(word, upos="VERB").get("VERB", ()):
-        if word in (getInflection(lemma, "VBD") or ()):
+    for lemma in lemmas_of(word, upos="VERB").get("VERB", ()):
+        if word in (inflect(lemma, "VBD") or ()):
             return True
-        if word in (getInflection(lemma, "VBZ" if singular else "VBP") or ()):
+        if word in (inflect(lemma, "VBZ" if singular else "VBP") or ()):
             return True
     return False
 
@@ -250,7 +249,7 @@ def _repeated_name(doc, names: Iterable[str]) -> str:
 @lru_cache(maxsize=4096)
 def _has_plural(noun: str) -> bool:
     """Does English give this noun a plural of its own ("year" → "years"; not "sheep", not a mass noun's)?"""
-    forms = getInflection(noun, tag="NNS")
+    forms = inflect(noun, tag="NNS")
     return bool(forms) and forms[0] != noun
 
 
@@ -308,7 +307,7 @@ def _plural(subject, names: set[str]) -> bool | None:
 @lru_cache(maxsize=4096)
 def _plural_form(noun: str) -> bool:
     """Is this word only a plural noun in English's lexicon ("nephews"; not "news", not "bus")?"""
-    lemmas = getAllLemmas(noun).get("NOUN", ())
+    lemmas = lemmas_of(noun).get("NOUN", ())
     return bool(lemmas) and noun not in lemmas
 
 
@@ -323,7 +322,7 @@ def _forms(word: str) -> frozenset[str]:
     """A word and its lemmas under every reading ("works" → work; "grew" → grow; "kids" → kid)."""
     low = word.lower().strip("'’")
     forms = {low} | SPOKEN_CONTRACTIONS.get(low, set())
-    for readings in getAllLemmas(low).values():
+    for readings in lemmas_of(low).values():
         forms.update(r.lower() for r in readings)
     return frozenset(forms)
 

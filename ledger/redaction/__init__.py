@@ -12,6 +12,8 @@ NNN-NN-NNNN) or when the words around it do, over a few turns of a conversation:
 3. **Echoed**: once a number is secret, the same digits said again in the conversation (the listener reading it
    back, spoken or written any other way) are secret too.
 
+Credentials have published formats: a service's access key or token, a JSON web token, a URL's password and a
+private-key block are cut wherever they stand (``credentials``, detect-secrets' format detectors).
 Passwords are words too: what follows "password is" in its sentence is redacted, and so is a short answer to a
 question that asked for one. ``cues`` holds the lexicon (generic English, nothing from any recorded day),
 ``numbers`` the shapes. Pure: no Django, no I/O. Idempotent: redacting twice changes nothing.
@@ -23,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from ledger.redaction import cues
+from ledger.redaction.credentials import credential_spans
 from ledger.redaction.cues import PLAIN, SECRET
 from ledger.redaction.numbers import (
     SSN_RE,
@@ -72,9 +75,10 @@ def secret_spans(texts: list[str]) -> list[list[tuple[int, int]]]:
     two number words in a row, a password word, or an answer to one) and the few turns before them are read:
     most talk has none, and is passed over at the cost of one regular expression."""
     texts = [t or "" for t in texts]
+    credentials = [credential_spans(t) for t in texts]
     wanted = _turns_to_read(texts)
     if not wanted:
-        return [[] for _ in texts]
+        return [_merge(found) for found in credentials]
     turns = [_parse(t) if i in wanted else _Turn(t, [], [], [], []) for i, t in enumerate(texts)]
     cards = _card_turns(turns)
     for i, turn in enumerate(turns):
@@ -85,7 +89,10 @@ def secret_spans(texts: list[str]) -> list[list[tuple[int, int]]]:
             turn.extra += password_spans(tokens, i)
     _echo(turns, cards)
     _echo_words(turns)
-    return [_merge([_span(t, r) for r, s in zip(t.runs, t.secret, strict=True) if s] + t.extra) for t in turns]
+    return [
+        _merge([_span(t, r) for r, s in zip(t.runs, t.secret, strict=True) if s] + t.extra + found)
+        for t, found in zip(turns, credentials, strict=True)
+    ]
 
 
 def _span(turn: _Turn, run: Run) -> tuple[int, int]:

@@ -10,8 +10,7 @@ vocabulary any English speaker uses for these things. Pure: no Django.
 
 from __future__ import annotations
 
-from lemminflect import getAllLemmas  # an English lexicon: which words can only be nouns
-
+from accounts.wordforms import lemmas_of  # an English lexicon: which words can only be nouns
 from ledger.lexicon import STOPWORDS
 from ledger.redaction.numbers import Token
 
@@ -186,7 +185,7 @@ def _modifies_a_noun(tokens: list[Token], i: int, after: str) -> bool:
         return False  # "the code this morning", "the PIN again", "the account today"
     if i + 1 >= len(tokens) or tokens[i + 1].kind != "word":
         return False
-    return set(getAllLemmas(after)) == {"NOUN"}
+    return set(lemmas_of(after)) == {"NOUN"}
 
 
 def _acronym(token: Token) -> bool:

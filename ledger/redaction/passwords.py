@@ -13,8 +13,7 @@ never opens with a function word ("it's on the fridge", "the same as before"). P
 
 from __future__ import annotations
 
-from lemminflect import getAllLemmas  # an English lexicon: a bare answer that is no English word is made up
-
+from accounts.wordforms import lemmas_of  # an English lexicon: a bare answer that is no English word is made up
 from ledger.redaction import cues
 from ledger.redaction.numbers import Token
 
@@ -127,7 +126,7 @@ def _made_up(tokens: list[Token], i: int) -> bool:
         return True
     if t.kind != "word":
         return False
-    return "-" in t.text or any(ch.isupper() for ch in t.text[1:]) or (len(t.text) >= 6 and not getAllLemmas(t.lower))
+    return "-" in t.text or any(ch.isupper() for ch in t.text[1:]) or (len(t.text) >= 6 and not lemmas_of(t.lower))
 
 
 def password_spans(turns_tokens: list[list[Token]], i: int) -> list[tuple[int, int]]:
