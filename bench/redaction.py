@@ -13,7 +13,12 @@
    separators, and plain numbers of every kind that must survive (dates, prices, times, addresses, phones,
    quantities, flights, unit numbers, years, ages, references), also right after a secret was asked for.
 
-Prints the figures per wearer, per domain and per kind of plain number. Pure: no database.
+3. **Credentials** (``--credentials``, default 200 per format): values of each published format (service keys
+   and tokens, JSON web tokens) drawn from random characters, in carrier lines of shells, config files, logs and
+   chat messages, plus look-alikes that must stay (commit hashes, digests, UUIDs, container digests, long paths,
+   links with queries, base64 file names).
+
+Prints the figures per wearer, per domain, per kind of plain number and per credential format. Pure: no database.
 """
 
 from __future__ import annotations
@@ -414,11 +419,76 @@ def pipeline_redactor(texts: list[str]) -> list[str]:
     return [t.text for t in done.turns]
 
 
+# --- credentials -------------------------------------------------------------------------------------------------
+ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+HEX = "0123456789abcdef"
+
+
+def random_chars(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def credential_values(seed: int) -> dict[str, str]:
+    """One value per published format, drawn from ``seed`` (random characters: no real key)."""
+    rng = random.Random(seed)
+    upper = ALNUM[26:]
+    return {
+        "github": rng.choice(["ghp_", "gho_", "ghs_"]) + random_chars(rng, 36),
+        "gitlab": "glpat-" + random_chars(rng, 20),
+        "aws": "AKIA" + random_chars(rng, 16, upper),
+        "slack": rng.choice(["xoxb-", "xoxp-"]) + random_chars(rng, 10, "0123456789") + "-" + random_chars(rng, 24),
+        "stripe": rng.choice(["sk_live_", "rk_live_"]) + random_chars(rng, 24),
+        "jwt": "eyJ" + random_chars(rng, 30) + ".eyJ" + random_chars(rng, 40) + "." + random_chars(rng, 43),
+        "pypi": "pypi-AgEIcHlwaS5vcmc" + random_chars(rng, 70),
+        "sendgrid": "SG." + random_chars(rng, 22) + "." + random_chars(rng, 43),
+    }
+
+
+CARRIERS = [
+    "$ export TOKEN={}",
+    'api_token: "{}"',
+    "2026-11-30 14:02:11 WARN retrying with credential {} after 401",
+    "ok here's the key for staging {} — don't share it",
+    "Authorization: Bearer {}",
+    "REGISTRY_AUTH={} docker compose up -d",
+]
+
+
+def look_alikes(rng: random.Random) -> list[str]:
+    """Strings that look random and are no credential."""
+    return [
+        f"merged {random_chars(rng, 40, HEX)} into main",
+        f"sha256:{random_chars(rng, 64, HEX)}",
+        f"image registry.example.org/tools/api@sha256:{random_chars(rng, 64, HEX)}",
+        f"run {random_chars(rng, 8, HEX)}-{random_chars(rng, 4, HEX)}-4{random_chars(rng, 3, HEX)}-a{random_chars(rng, 3, HEX)}-{random_chars(rng, 12, HEX)}",
+        f"/home/oona/projects/weather_station_{random_chars(rng, 12)}/readings_2026_11.csv",
+        f"https://maps.example.org/search?q=harbour+cafe&sessionid={random_chars(rng, 10, HEX)}&zoom=14",
+        f"uploaded IMG_{random_chars(rng, 20)}.jpeg to the album",
+    ]
+
+
+def score_credentials(per_format: int, seed: int, redact) -> dict:
+    """Credentials through per format, and look-alikes changed."""
+    rng = random.Random(seed)
+    said, through, plain, changed = Counter(), Counter(), 0, []
+    for n in range(per_format):
+        for kind, value in credential_values(seed * 100_003 + n).items():
+            line = rng.choice(CARRIERS).format(value)
+            said[kind] += 1
+            through[kind] += value in redact([line])[0] or value[6:-6] in redact([line])[0]
+        for line in look_alikes(rng):
+            plain += 1
+            if redact([line])[0] != line:
+                changed.append(line)
+    return {"said": said, "through": through, "plain": plain, "changed": changed}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--show", type=int, default=8, help="examples of each failure kind to print")
+    parser.add_argument("--credentials", type=int, default=200, help="values per credential format")
     args = parser.parse_args(argv)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}, {platform.system()}")
 
@@ -453,6 +523,13 @@ def main(argv=None) -> int:
     for kind, lines in result["examples"].items():
         for line in lines[: args.show]:
             print(f"    {kind}: {line}")
+    creds = score_credentials(args.credentials, args.seed, pipeline_redactor)
+    print(f"\n  {'credential':18} {'said':>8} {'through':>8}")
+    for kind in sorted(creds["said"]):
+        print(f"  {kind:18} {creds['said'][kind]:8} {creds['through'][kind]:8}")
+    print(f"  look-alikes (hashes, digests, UUIDs, paths, links): {len(creds['changed'])}/{creds['plain']} changed")
+    for line in creds["changed"][: args.show]:
+        print(f"    changed: {line}")
     print(f"\n{time.perf_counter() - started:.1f} s")
     return 0
 

@@ -1,42 +1,21 @@
 """Credentials in their published formats are redacted wherever they stand, before anything reaches disk.
 
-The values are assembled here from random characters in each service's format (no real key is written down).
+The values are drawn from random characters in each service's format (``bench.redaction.credential_values``:
+no real key is written down).
 """
 
 from __future__ import annotations
 
 import random
-import string
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.redaction import ALNUM, random_chars
+from bench.redaction import credential_values as credentials
 from chats.models import ChatTurn
 from ledger.redaction import REDACTED, redact_text, redact_turns
-
-ALNUM = string.ascii_letters + string.digits
-
-
-def _chars(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def credentials(seed: int) -> dict[str, str]:
-    """One value per format, drawn from ``seed``."""
-    rng = random.Random(seed)
-    upper = string.ascii_uppercase + string.digits
-    return {
-        "github": "ghp_" + _chars(rng, 36),
-        "gitlab": "glpat-" + _chars(rng, 20),
-        "aws": "AKIA" + _chars(rng, 16, upper),
-        "slack": "xoxb-" + _chars(rng, 10, string.digits) + "-" + _chars(rng, 24),
-        "stripe": "sk_live_" + _chars(rng, 24),
-        "jwt": "eyJ" + _chars(rng, 30) + ".eyJ" + _chars(rng, 40) + "." + _chars(rng, 43),
-        "pypi": "pypi-AgEIcHlwaS5vcmc" + _chars(rng, 70),
-        "sendgrid": "SG." + _chars(rng, 22) + "." + _chars(rng, 43),
-    }
-
 
 SETTINGS = [
     "the deploy failed until I exported {} and ran it again",
@@ -61,8 +40,8 @@ def test_a_credential_in_any_sentence_is_redacted_and_the_words_around_it_stay(k
 
 def test_a_password_in_a_url_and_a_private_key_block_are_redacted():
     rng = random.Random(7)
-    password = _chars(rng, 14)
-    body = "\n".join(_chars(rng, 64, ALNUM + "+/") for _ in range(4))
+    password = random_chars(rng, 14)
+    body = "\n".join(random_chars(rng, 64, ALNUM + "+/") for _ in range(4))
     text = (
         f"git clone https://tevita:{password}@git.example.org/tools.git\n"
         f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\nthen restart the agent"
