@@ -17,6 +17,17 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """Test users are made and logged in thousands of times: production's PBKDF2 (a million rounds, 0.3 s a hash
+    on 2 cores) spent a third of the suite's time on them. In-process tests hash with MD5; a server or worker the
+    tests start as a subprocess keeps the production hasher, and makes its own users."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _same_fake_data_every_run(request):
     """Faker values depend on the test, not on which tests ran before it: a failure reproduces alone."""
