@@ -118,6 +118,10 @@ _NOUNS = frozenset(
     "victory defeat win loss draw tie success failure error errors exception crash fault panic replacement "
     "substitution substitutions refund confirmation".split()
 )
+# Nouns naming a kind of remedy, not its report: alone on a line they are a heading, a tab or an event's label
+# ("Substitution" on a match's ticker, "Refund" as a tab, "Replacement" over a form); a report says what was
+# done ("1 item substituted", "Substitution: soy for oat", "Refund issued").
+_LABEL_NOUNS = frozenset("substitution substitutions replacement refund".split())
 _AUXILIARIES = frozenset(
     "be been being is was were are am has have had yet get got still fully properly successfully to".split()
 )
@@ -220,6 +224,8 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
     """The outcome a display line reports, or None (no outcome, a control label, negated, a paragraph)."""
     toks = tokens(line)
     if not toks or len(toks) > MAX_WORDS or is_control(toks, line):
+        return None
+    if len(toks) == 1 and toks[0] in _LABEL_NOUNS:
         return None
     if _RUNNER_OK.search(line.lower().strip()):
         return Outcome(SUCCESS, "", line)

@@ -51,6 +51,9 @@ PENDING = timedelta(seconds=30)  # a quiet anchor on screen for less than this m
 _TAKING_PART = re.compile(r"\b(opponent|vs\.?|versus|your (turn|move|hand|team|go))\b", re.I)
 _ID = re.compile(r"(?<![\w.])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w.])")
 _ORDINAL_SLUG = re.compile(r"[A-Za-z]+-\d{1,2}")
+# A number with its unit or ordinal suffix written after it in lower case ("23kg", "250mg", "512gb", "3rd"): a
+# quantity or a place that any booking, order or screen may show, not a code naming one item.
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)?[a-z]{1,3}")
 MODES = ("ranked", "competitive", "casual", "unrated", "rated", "arcade", "custom", "blitz", "rapid")
 
 
@@ -151,12 +154,13 @@ def ids_in(texts: list[str]) -> set[str]:
     """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit, or codes of five to
     eight capitals that are no word (few vowels: "QXKPRM", a booking reference); bare numbers of up to four
     digits (years, times, counters) are not identifiers, nor is a word numbered in a page's slug ("quiz-3",
-    "lesson-12": every course has one)."""
+    "lesson-12": every course has one), nor a quantity with its unit ("23kg": two bags of one weight are not
+    one booking)."""
     out = set()
     for text in texts:
         for m in _ID.finditer((text or "").replace("#", " ")):
             raw = m.group(0)
-            if _ORDINAL_SLUG.fullmatch(raw):
+            if _ORDINAL_SLUG.fullmatch(raw) or _QUANTITY.fullmatch(raw):
                 continue
             tok = raw.upper()
             digits = tok.replace("-", "")

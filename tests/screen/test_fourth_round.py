@@ -1,0 +1,43 @@
+"""Mechanisms behind the fourth round's held-out failures, each on programs, sites and words no generated session
+uses: a remedy's name alone on a line is a label, a quantity is no identifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from screen.events.outcomes import read_outcome
+from screen.events.reading import ids_in, read_span
+from tests.screen.test_span_tracking import NOBODY, Feeder, _at
+
+
+@pytest.mark.parametrize("line", ["Substitution", "Substitutions", "Refund", "Replacement"])
+def test_a_remedys_name_alone_on_a_line_is_a_label_not_a_report(line):
+    assert read_outcome(line) is None  # a ticker's event, a tab, a form's heading
+
+
+@pytest.mark.parametrize(
+    ("line", "word"),
+    [("2 items substituted", "substituted"), ("Refund issued", "cancelled"), ("Substitution: rye for spelt", "substituted")],
+)
+def test_a_remedy_reported_is_still_an_outcome(line, word):
+    got = read_outcome(line)
+    assert got is not None and got.word == word
+
+
+def test_a_tickers_substitution_does_not_cut_a_fullscreen_match_short():
+    play = "Harrow Hawks 12 - 9 Lowfield Lynx\n2nd half 41:10\nYou: Harrow Hawks"
+    f = Feeder().repeat(0, 60, 10, "", "", "Handball Manager\nKick off\nTactics")
+    f.repeat(60, 300, 10, "", "", play).repeat(300, 420, 10, "", "", play + "\nSubstitution")
+    f.frames((420, "", "", "FINAL WHISTLE\nYou win 25-21\nContinue"), (440, "", "", "Handball Manager\nKick off"))
+    (match,) = [s for s in f.spans() if s["anchors"]]
+    assert match["start"] == _at(60)
+    assert read_span(match, owner_names=NOBODY).outcome == "win"
+
+
+@pytest.mark.parametrize("text", ["Luggage: 2 x 23kg", "Dose 250mg", "Cable 3m", "Storage 512gb", "Finished 3rd"])
+def test_a_quantity_with_its_unit_is_no_identifier(text):
+    assert ids_in([text]) == set()
+
+
+def test_codes_with_letters_and_digits_are_still_identifiers():
+    assert ids_in(["Booking QK4T9Z", "Order 4471KD", "Ticket TX-20991"]) == {"QK4T9Z", "4471KD", "TX-20991"}
