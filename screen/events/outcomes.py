@@ -28,6 +28,7 @@ SENT = "sent"  # a message or a form sent: read as "confirmed" by the families t
 PROGRESS = "progress"  # a step done inside an activity ("CV.pdf uploaded", "Added to cart", "Run saved")
 DECIDED, NO_DECISION = "decided", "no_decision"
 CONTEST = frozenset({WIN, LOSS, DRAW})
+_CONTEST_KINDS = frozenset({"concede", WIN, LOSS, DRAW})
 POLARITY = {
     WIN: POSITIVE,
     SUCCESS: POSITIVE,
@@ -242,9 +243,13 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
             if kind == ACCEPTED and _negated(toks, i, line):
                 return Outcome(DECLINED, "", line)  # "unable to offer you a place"
             return _finish(kind, toks, i, line, you, phrase=True)
-    for kind, i in _kinds_at(toks):
+    kinds = _kinds_at(toks)
+    fault_at = next((i for kind, i in kinds if kind == FAILURE and not _negated(toks, i, line)), len(toks))
+    for kind, i in kinds:
         if _noun_modifier(toks, i, line):
             continue
+        if kind in _CONTEST_KINDS and fault_at < i:
+            continue  # "Error 4: signal lost", "Stopped: link lost": the fault heads the line, the rest is its cause
         if not _negated(toks, i, line):
             return _finish(kind, toks, i, line, you)
         # "not delivered", "payment not received": a failure of what was expected; "not approved": declined.

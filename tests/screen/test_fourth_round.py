@@ -41,3 +41,17 @@ def test_a_quantity_with_its_unit_is_no_identifier(text):
 
 def test_codes_with_letters_and_digits_are_still_identifiers():
     assert ids_in(["Booking QK4T9Z", "Order 4471KD", "Ticket TX-20991"]) == {"QK4T9Z", "4471KD", "TX-20991"}
+
+
+@pytest.mark.parametrize(
+    "line", ["Error 17: uplink lost", "Stopped: GPS fix lost", "Fault: telemetry lost. Halted", "Upload failed: tie rod"]
+)
+def test_a_fault_that_heads_a_line_is_a_failure_whatever_its_cause_says(line):
+    got = read_outcome(line)
+    assert got is not None and got.word == "failure"
+
+
+@pytest.mark.parametrize(("line", "word"), [("Defeat: connection error", "loss"), ("You won! Errors: 0", "win")])
+def test_a_result_that_heads_a_line_stays_the_result(line, word):
+    got = read_outcome(line)
+    assert got is not None and got.word == word
