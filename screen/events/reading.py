@@ -153,9 +153,9 @@ def numbers(text: str) -> set[str]:
 def ids_in(texts: list[str]) -> set[str]:
     """Identifiers (order, booking, run numbers): tokens of 4+ characters with a digit, or codes of five to
     eight capitals that are no word (few vowels: "QXKPRM", a booking reference); bare numbers of up to four
-    digits (years, times, counters) are not identifiers, nor is a word numbered in a page's slug ("quiz-3",
-    "lesson-12": every course has one), nor a quantity with its unit ("23kg": two bags of one weight are not
-    one booking)."""
+    digits (years, times, counters) and short groups or dates ("12-40", "2026-03-04") are not identifiers, nor
+    is a word numbered in a page's slug ("quiz-3", "lesson-12": every course has one), nor a quantity with its
+    unit ("23kg": two bags of one weight are not one booking)."""
     out = set()
     for text in texts:
         for m in _ID.finditer((text or "").replace("#", " ")):
@@ -164,11 +164,23 @@ def ids_in(texts: list[str]) -> set[str]:
                 continue
             tok = raw.upper()
             digits = tok.replace("-", "")
-            if any(c.isdigit() for c in tok) and not (digits.isdigit() and (len(digits) <= 4 or "-" in tok)):
+            if any(c.isdigit() for c in tok) and not (digits.isdigit() and not _grouped_number(tok)):
                 out.add(tok)
             elif raw.isalpha() and raw.isupper() and 5 <= len(raw) <= 8 and _code_like(raw):
                 out.add(tok)
     return out
+
+
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}")
+
+
+def _grouped_number(tok: str) -> bool:
+    """A bare number names an item when it is long (five digits or more: "20931") or written in groups of
+    eight digits or more ("112-804-337", as order numbers are printed), never a date ("2026-03-04")."""
+    digits = tok.replace("-", "")
+    if "-" not in tok:
+        return len(digits) > 4
+    return len(digits) >= 8 and not _DATE.fullmatch(tok)
 
 
 def _code_like(word: str) -> bool:

@@ -17,7 +17,11 @@ def test_a_remedys_name_alone_on_a_line_is_a_label_not_a_report(line):
 
 @pytest.mark.parametrize(
     ("line", "word"),
-    [("2 items substituted", "substituted"), ("Refund issued", "cancelled"), ("Substitution: rye for spelt", "substituted")],
+    [
+        ("2 items substituted", "substituted"),
+        ("Refund issued", "cancelled"),
+        ("Substitution: rye for spelt", "substituted"),
+    ],
 )
 def test_a_remedy_reported_is_still_an_outcome(line, word):
     got = read_outcome(line)
@@ -44,7 +48,8 @@ def test_codes_with_letters_and_digits_are_still_identifiers():
 
 
 @pytest.mark.parametrize(
-    "line", ["Error 17: uplink lost", "Stopped: GPS fix lost", "Fault: telemetry lost. Halted", "Upload failed: tie rod"]
+    "line",
+    ["Error 17: uplink lost", "Stopped: GPS fix lost", "Fault: telemetry lost. Halted", "Upload failed: tie rod"],
 )
 def test_a_fault_that_heads_a_line_is_a_failure_whatever_its_cause_says(line):
     got = read_outcome(line)
@@ -55,3 +60,8 @@ def test_a_fault_that_heads_a_line_is_a_failure_whatever_its_cause_says(line):
 def test_a_result_that_heads_a_line_stays_the_result(line, word):
     got = read_outcome(line)
     assert got is not None and got.word == word
+
+
+def test_an_order_number_printed_in_groups_is_an_identifier_a_date_is_not():
+    assert ids_in(["Order 402-771-958 has shipped"]) == {"402-771-958"}
+    assert ids_in(["Delivered 2026-03-04", "Slot 10-12", "Row 12-40"]) == set()
