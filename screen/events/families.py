@@ -172,6 +172,17 @@ def family_outcome(word: str, family: str) -> str:
 
 
 _PROMPT = re.compile(r"^\s*[$%] \S")  # a command typed at a shell prompt: a terminal, whatever it is called
+# A message's header block: its sender with an address, and a recipient, subject or date header. An email read
+# in any program, whatever its subject says ("Booking confirmation", "Your order has shipped").
+_SENDER = re.compile(r"^\s*from\s*:\s*\S.*@", re.I)
+_HEADER = re.compile(r"^\s*(?:to|cc|subject|date|sent)\s*:\s*\S", re.I)
+
+
+def shows_message(lines: list[str]) -> bool:
+    """The screen shows an email (its sender's address and another header): what it says is a message's."""
+    return any(_SENDER.match(line) for line in lines) and any(_HEADER.match(line) for line in lines)
+
+
 _TITLE_SEPARATORS = re.compile(r"\s+[—–|·-]\s+")
 
 
@@ -249,6 +260,8 @@ def classify(*, app: str, url: str, windows: list[str], lines: list[str], outcom
     fields = [(_norm(" ".join(names)), 2), (_norm(paths), 2), (_norm("\n".join([*headlines, *lines])), 1)]
     scores = _score(fields)
     given = mapped(app, url) or ("software" if any(_PROMPT.match(line) for line in lines) else "")
+    if not given and shows_message(lines):
+        given = "communication.email"  # an unknown program showing a message: a mail client
     if given and "." in given:
         total, distinct = scores.get(given, (0, 0))
         scores[given] = (total + 4, distinct + 2)
