@@ -160,7 +160,7 @@ class ProposalPass:
             ended = event.ended_at or event.started_at
             same_line = reading.final_norm and attrs.get("outcome_norm") == reading.final_norm  # not two calls'
             if attrs.get("ctx") == span["ctx"] and same_line:
-                if start - ended <= ROUTINE and not _other_ids(attrs, reading):
+                if start - ended <= ROUTINE and not _other_ids(attrs, reading) and not _other_page(attrs, span):
                     return event  # the same outcome again: routine progress of the same activity
             if event.outcome in CONTEST or reading.outcome in CONTEST:
                 continue
@@ -531,6 +531,13 @@ def _other_ids(attrs: dict, reading: SpanReading) -> bool:
     outcome line again is another item's (a second check-in on the same phone), not routine progress."""
     theirs = set(attrs.get("ids") or [])
     return bool(reading.ids and theirs and not reading.ids & theirs)
+
+
+def _other_page(attrs: dict, span: dict) -> bool:
+    """The span never shows the window its event opened on, and opened on another one: the same receipt ("Message
+    sent") under another subject or conversation is another item's. A mirror's window names only the device."""
+    theirs, mine = attrs.get("window") or "", next((w for w in span["windows"] if w), "")
+    return bool(theirs and mine) and theirs not in span["windows"] and not is_mirror(span["app"])
 
 
 def _moment(span: dict, reading: SpanReading) -> dict:

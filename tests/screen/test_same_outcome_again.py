@@ -37,3 +37,21 @@ def test_the_same_booking_shown_again_minutes_later_is_still_one_event(user, scr
     again = first[1:]
     events = collected_events(user, screen_client, [*first, *notes, *again, *notes])
     assert len(events) == 1, [(e.event_type, e.title, e.started_at) for e in events]
+
+
+def _letter(subject: str, body: str) -> list[scripts.Segment]:
+    box = {"app": "Postbird"}
+    compose = f"New message\nFrom: Reader <reader@post.test>\nTo: Ana Quill\nSubject: {subject}\n{body}\nSend"
+    return [
+        Seg(**box, window=f"{subject} — Postbird", text=compose, seconds=120),
+        Seg(**box, window="Inbox — Postbird", text="Inbox\nMessage sent\nChoir rota\nAllotment news", seconds=20),
+    ]
+
+
+def test_a_second_message_under_another_subject_minutes_later_is_its_own_event(user, screen_client):
+    notes = [Seg(app="Notes", window="Choir", text="hymn numbers\nline {n}", seconds=240)]
+    first = _letter("Tenor line for Sunday", "I can cover the tenor line")
+    second = _letter("Hall keys", "The keys are with the warden")
+    events = collected_events(user, screen_client, [*first, *notes, *second, *notes])
+    assert len(events) == 2, [(e.event_type, e.title, e.started_at) for e in events]
+    assert all(e.event_type == "communication.email" and e.outcome == "confirmed" for e in events)
