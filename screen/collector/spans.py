@@ -340,7 +340,10 @@ class SpanTracker:
     def _start(self, item: Item, ctx: str, *, prelude: dict | None) -> dict:
         self.state["seq"] += 1
         before = []
-        if prelude is not None and item.at - parse_ts(prelude["last"]) <= PRELUDE_GAP:
+        # A lobby is the prelude of the match that follows it; an activity that showed its own outcome (an
+        # appointment cancelled, then a book on the same phone) is over, and its words are not the next one's.
+        concluded = prelude is not None and any(not a.get("step") for a in prelude["anchors"])
+        if prelude is not None and not concluded and item.at - parse_ts(prelude["last"]) <= PRELUDE_GAP:
             before = list(prelude["seen"].values())[:10]
         span = {
             "id": f"{item.id}-{item.at:%Y%m%dT%H%M%S.%f}",

@@ -65,3 +65,15 @@ def test_a_result_that_heads_a_line_stays_the_result(line, word):
 def test_an_order_number_printed_in_groups_is_an_identifier_a_date_is_not():
     assert ids_in(["Order 402-771-958 has shipped"]) == {"402-771-958"}
     assert ids_in(["Delivered 2026-03-04", "Slot 10-12", "Row 12-40"]) == set()
+
+
+def test_an_activity_that_showed_its_outcome_lends_no_words_to_the_next_one_on_the_same_phone():
+    phone = ("Phone Screen", "Pixel")
+    f = Feeder().repeat(0, 200, 10, *phone, "Brightwell Vets\nChoose a vet\nAvailable times\n9:10\nBook visit")
+    f.repeat(200, 260, 10, *phone, "Brightwell Vets\nYour visit on Tue 4 May has been cancelled")
+    f.repeat(260, 380, 10, "Notes", "Notes", "dog food list\nline 2")
+    f.repeat(380, 900, 20, *phone, "Lantern Pages\nChapter 9\nThe tide came in slowly over the flats\n88% read")
+    f.frames((900, *phone, "Lantern Pages\nFinished reading The Tidewatch\nRate this book"))
+    book = next(s for s in f.spans() if s["start"] == _at(380))
+    assert book["prelude"] == []
+    assert read_span(book, owner_names=NOBODY).family == "reading.book"
