@@ -133,6 +133,7 @@ CONTROL_VERBS = frozenset(
     "re-run join leave view track download start continue play buy add remove edit undo report share "
     "reschedule complete change select choose book order checkout check save send approve reject".split()
 )
+_SENTENCE_END = re.compile(r"(?<=\w[.!?])\s+(?=[A-Z])")  # "Ticket voided. A new one is on its way"
 MAX_CONTEST_WORDS = 8  # a result banner is short; "we lost the file" inside a paragraph is not a result
 MAX_WORDS = 12  # a status line is short; a sentence of prose that mentions an outcome reports nobody's result
 _TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*(?:'[a-z]+)?|\d+")  # "q4v8d1" and "e2e" are one token each
@@ -230,6 +231,12 @@ def read_outcome(line: str, *, you: frozenset[str] = frozenset()) -> Outcome | N
         return None
     if _RUNNER_OK.search(line.lower().strip()):
         return Outcome(SUCCESS, "", line)
+    for sentence in _SENTENCE_END.split(line)[:-1] if _SENTENCE_END.search(line) else ():
+        # The first sentence that reports an outcome is the line's: "Order 4410 voided. Your refund is on its
+        # way" reports a cancellation, whatever the next sentence says is on its way.
+        got = read_outcome(sentence, you=you)
+        if got is not None:
+            return Outcome(got.word, got.subject, line)
     placed = _placed(toks, line)
     if placed is not None:
         return placed

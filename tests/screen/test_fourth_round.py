@@ -77,3 +77,16 @@ def test_an_activity_that_showed_its_outcome_lends_no_words_to_the_next_one_on_t
     book = next(s for s in f.spans() if s["start"] == _at(380))
     assert book["prelude"] == []
     assert read_span(book, owner_names=NOBODY).family == "reading.book"
+
+
+@pytest.mark.parametrize(
+    ("line", "word"),
+    [
+        ("Booking 7781 cancelled. Your refund is on its way", "cancelled"),
+        ("Ticket voided. A new one is on its way", "cancelled"),
+        ("Thank you! Your fee of 12.00 has been received", "confirmed"),
+    ],
+)
+def test_the_first_sentence_that_reports_an_outcome_is_the_lines(line, word):
+    got = read_outcome(line)
+    assert got is not None and got.word == word
