@@ -136,7 +136,8 @@ CONTROL_VERBS = frozenset(
 _SENTENCE_END = re.compile(r"(?<=\w[.!?])\s+(?=[A-Z])")  # "Ticket voided. A new one is on its way"
 MAX_CONTEST_WORDS = 8  # a result banner is short; "we lost the file" inside a paragraph is not a result
 MAX_WORDS = 12  # a status line is short; a sentence of prose that mentions an outcome reports nobody's result
-_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*(?:'[a-z]+)?|\d+")  # "q4v8d1" and "e2e" are one token each
+# "q4v8d1" and "e2e" are one token each, and so is a dotted number: the zero of "6.12.0" counts nothing.
+_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*(?:'[a-z]+)?|\d+(?:\.\d+)+|\d+")
 # A place in a race or a ranking: "You finished 3rd", "1st place!", "Final position: P2".
 _ORDINAL = re.compile(r"\b(?:(\d{1,2})(?:st|nd|rd|th)|p(\d{1,2}))\b")
 _PLACE_WORDS = frozenset("place finished finish came position placed race rank ranked".split())

@@ -90,3 +90,15 @@ def test_an_activity_that_showed_its_outcome_lends_no_words_to_the_next_one_on_t
 def test_the_first_sentence_that_reports_an_outcome_is_the_lines(line, word):
     got = read_outcome(line)
     assert got is not None and got.word == word
+
+
+@pytest.mark.parametrize(
+    "line", ["quarto 1.4.0 was successfully installed", "Firmware 2.0 installed", "Map pack 3.10.0 done"]
+)
+def test_the_zero_of_a_version_number_counts_nothing(line):
+    got = read_outcome(line)
+    assert got is not None and got.word == "success"
+
+
+def test_a_count_of_zero_still_negates():
+    assert read_outcome("0 failed") is None or read_outcome("0 failed").word != "failure"
