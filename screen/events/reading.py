@@ -168,9 +168,17 @@ def ids_in(texts: list[str]) -> set[str]:
                 out.add(tok)
             elif raw.isalpha() and raw.isupper() and 5 <= len(raw) <= 8 and _code_like(raw):
                 out.add(tok)
+        if text and text != text.upper():  # a heading in capitals ("ORDER SUMMARY") names no code
+            out.update(m.group(1) for m in _LABELLED.finditer(text) if m.group(1).lower() not in ALL_WORDS)
     return out
 
 
+# A code in capitals right after the noun that labels it ("Order AAZURN", "Booking ref: KEAUOP"), whatever its
+# letters: a label says it is a code even where it reads like a word.
+_LABELLED = re.compile(
+    r"(?i:\b(?:order|booking|reference|ref|confirmation|reservation|ticket|receipt|invoice|case|claim)\b)"
+    r"(?i:\s+(?:number|no\.?|code))?\s*[:#]?\s*([A-Z][A-Z0-9]{3,9})\b"
+)
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}")
 
 

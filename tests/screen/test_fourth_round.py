@@ -102,3 +102,9 @@ def test_the_zero_of_a_version_number_counts_nothing(line):
 
 def test_a_count_of_zero_still_negates():
     assert read_outcome("0 failed") is None or read_outcome("0 failed").word != "failure"
+
+
+def test_a_code_right_after_the_noun_that_labels_it_is_an_identifier_even_if_it_reads_like_a_word():
+    assert ids_in(["Your parcel for order OAKUIE left the depot"]) == {"OAKUIE"}
+    assert ids_in(["Reservation no. EIAUBA"]) == {"EIAUBA"}
+    assert ids_in(["Order Confirmed", "Order total R$68.00", "Ticket CANCELLED"]) == set()
