@@ -38,6 +38,7 @@ from screen.events.outcomes import (
     RESOLVED,
     SUBSTITUTED,
     SUCCESS,
+    WIN,
     Outcome,
     read_outcome,
     side_tokens,
@@ -136,6 +137,17 @@ def _takes_part(span: dict, lines: list[str], sides: frozenset[str], found: list
     return any(oc.contest and oc.subject == "you" for _, oc in found)
 
 
+def _plays_here(family: str, lines: list[str], sides: frozenset[str]) -> bool:
+    """A match is played in a span of this family: an unknown program's, or one whose family has no contests
+    (a game whose name shares a word with a notes program) where the screen names the owner's side or opponent.
+    A message reporting "we won" is no match, and neither is a page one only reads."""
+    if family.startswith("task."):
+        return True
+    if families.family_outcome(WIN, family) or family.startswith("communication.") or families.is_observational(family):
+        return False
+    return bool(sides) or any(_TAKING_PART.search(line) for line in lines)
+
+
 def _chrome(span: dict, anchor: dict) -> bool:
     """Layout, not a result: shown from the span's first frame, still shown at its end, through many changes."""
     return (
@@ -204,8 +216,8 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     family = families.classify(app=span["app"], url=span["url"], windows=span["windows"], lines=lines)
     found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
     contests = [(a, oc) for a, oc in found if oc.contest]
-    if contests and family.startswith("task.") and _takes_part(span, lines, sides, contests):
-        family = "game.match"  # an unknown program where the owner plays a match
+    if contests and _takes_part(span, lines, sides, contests) and _plays_here(family, lines, sides):
+        family = "game.match"  # an unknown program (or one named like another) where the owner plays a match
     if families.is_observational(family):
         found = []
     own = [(a, oc) for a, oc in found if families.family_outcome(oc.word, family) and _its_own(family, a)]

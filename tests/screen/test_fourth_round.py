@@ -108,3 +108,24 @@ def test_a_code_right_after_the_noun_that_labels_it_is_an_identifier_even_if_it_
     assert ids_in(["Your parcel for order OAKUIE left the depot"]) == {"OAKUIE"}
     assert ids_in(["Reservation no. EIAUBA"]) == {"EIAUBA"}
     assert ids_in(["Order Confirmed", "Order total R$68.00", "Ticket CANCELLED"]) == set()
+
+
+def test_a_match_in_a_game_named_like_a_notes_program_is_still_a_match():
+    from tests.screen.test_families_and_reading import _span
+
+    duel = _span(
+        "Notes Duel",
+        windows=["Notes Duel"],
+        seen=["Riddle 4/12", "You: 30 pts", "Marisol: 20 pts", "A. Copper", "B. Tin"],
+        anchors=["Marisol lost"],
+    )
+    got = read_span(duel, owner_names=NOBODY)
+    assert (got.family, got.outcome) == ("game.match", "win")
+
+
+def test_a_message_saying_we_won_is_still_no_match():
+    from tests.screen.test_families_and_reading import _span
+
+    seen = ["From: Coach <coach@rowclub.test>", "To: crew@rowclub.test", "Regatta results", "You: stroke seat"]
+    mail = _span("Quillpost", windows=["Regatta — Quillpost"], seen=seen, anchors=["We won!"])
+    assert read_span(mail, owner_names=NOBODY).family == "communication.email"
