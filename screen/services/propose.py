@@ -159,7 +159,7 @@ class ProposalPass:
             attrs = event.attributes or {}
             ended = event.ended_at or event.started_at
             same_line = reading.final_norm and attrs.get("outcome_norm") == reading.final_norm  # not two calls'
-            if attrs.get("ctx") == span["ctx"] and same_line:
+            if attrs.get("ctx") == span["ctx"] and same_line and _shown_again(span, reading):
                 if start - ended <= ROUTINE and not _other_ids(attrs, reading) and not _other_page(attrs, span):
                     return event  # the same outcome again: routine progress of the same activity
             if event.outcome in CONTEST or reading.outcome in CONTEST:
@@ -531,6 +531,13 @@ def _other_ids(attrs: dict, reading: SpanReading) -> bool:
     outcome line again is another item's (a second check-in on the same phone), not routine progress."""
     theirs = set(attrs.get("ids") or [])
     return bool(reading.ids and theirs and not reading.ids & theirs)
+
+
+def _shown_again(span: dict, reading: SpanReading) -> bool:
+    """The span opens on its outcome: a result shown again (a receipt reopened, a page reloaded). A span that
+    went through an activity of its own before its outcome (a second book read to its end on the same phone)
+    is another activity, whatever its last line repeats."""
+    return reading.final is not None and reading.final["frame"] == span["start_frame"]
 
 
 def _other_page(attrs: dict, span: dict) -> bool:

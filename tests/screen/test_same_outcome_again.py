@@ -55,3 +55,16 @@ def test_a_second_message_under_another_subject_minutes_later_is_its_own_event(u
     events = collected_events(user, screen_client, [*first, *notes, *second, *notes])
     assert len(events) == 2, [(e.event_type, e.title, e.started_at) for e in events]
     assert all(e.event_type == "communication.email" and e.outcome == "confirmed" for e in events)
+
+
+def test_a_second_course_done_on_the_same_phone_minutes_later_is_its_own_event(user, screen_client):
+    def course(app: str, unit: str) -> list[scripts.Segment]:
+        return [
+            Seg(**PHONE, text=f"{app}\n{unit}\nFlashcard 12 of 40\nFlip card", seconds=300),
+            Seg(**PHONE, text=f"{app}\nUnit complete\nKeep your streak", seconds=40),
+        ]
+
+    notes = [Seg(app="Notes", window="Words", text="verb list\nline {n}", seconds=200)]
+    first, second = course("Lingofox", "Unit 3: Weather"), course("Kanjiwell", "Unit 9: Trains")
+    events = collected_events(user, screen_client, [*first, *notes, *second, *notes])
+    assert len(events) == 2, [(e.event_type, e.title, e.started_at) for e in events]
