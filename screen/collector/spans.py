@@ -42,6 +42,7 @@ from screen.events.families import (
     is_assistant_frame,
     is_assistant_header,
     is_mirror,
+    is_notification,
     is_standalone,
     site_of,
 )
@@ -441,6 +442,8 @@ class SpanTracker:
         if talk and item.at - parse_ts(talk["at"]) <= CONVERSATION_GAP:
             span = next((s for s in self.open.values() if s["id"] == talk["id"]), None)
         span = span or self.open.get(focused_ctx or "")
+        if span is not None and is_notification(span["app"]):
+            span = None  # a banner on screen holds no conversation: the words wait for the activity's next frame
         said = {
             "at": _iso(item.at),
             "text": item.text.strip()[:300],

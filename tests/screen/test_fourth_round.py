@@ -129,3 +129,17 @@ def test_a_message_saying_we_won_is_still_no_match():
     seen = ["From: Coach <coach@rowclub.test>", "To: crew@rowclub.test", "Regatta results", "You: stroke seat"]
     mail = _span("Quillpost", windows=["Regatta — Quillpost"], seen=seen, anchors=["We won!"])
     assert read_span(mail, owner_names=NOBODY).family == "communication.email"
+
+
+def test_words_said_as_a_banner_leaves_go_to_the_call_on_screen_next_not_the_banner():
+    call = ("Huddlebox", "Rota planning — Huddlebox", "Rota planning\nParticipants (3)\nMute\nLeave")
+    f = Feeder().repeat(0, 300, 10, *call).say(120, "Can you take Tuesdays?", "Noa Brill", "Output")
+    f.frames((300, "Notification Center", "", "Calendar\nDentist tomorrow 9:00"))
+    f.say(430, "Tuesdays it is then", "Owen", "Input").repeat(430, 600, 10, *call)
+    f.say(470, "Great, that's decided", "Noa Brill", "Output")
+    (meeting,) = [s for s in f.spans() if s["app"] == "Huddlebox"]
+    assert [s["text"] for s in meeting["speech"]] == [
+        "Can you take Tuesdays?",
+        "Tuesdays it is then",
+        "Great, that's decided",
+    ]
