@@ -61,3 +61,10 @@ def test_the_truth_matches_the_frames_the_imitation_plays():
             shown = [f.text for f in frames if e.start <= f.at <= e.end]
             assert any(e.evidence in text for text in shown), (g.name, e.evidence)
         assert g.collects == sorted(g.collects) and g.collects[-1] > g.end - timedelta(seconds=1)
+
+
+def test_no_opponent_bears_the_owners_own_name():
+    # An opponent called like the owner could be nobody but the owner on screen (dev-5154-107 drew one).
+    games = [(s, e) for s in generate(5154, 120, DEV) for e in s.expected if e.opponent]
+    assert len(games) >= 5
+    assert not [s.name for s, e in games if e.opponent.lower() in s.display_name.lower().split()]

@@ -72,6 +72,8 @@ def game(w: Words, owner: Owner, again: Place | None = None) -> Activity:
     p = _game_place(w, name, again)
     genre = w.pick("genre", ("board", "board", "arena", "racing", "cards", "sports", "trivia"))
     opp = w.pick("handle", HANDLES) if w.chance(0.4) else w.first_name()
+    while opp.lower() in (owner.first.lower(), owner.last.lower()):
+        opp = w.first_name()  # an opponent with the owner's own name could be nobody but the owner on screen
     play, result, outcome, subject = _GENRES[genre](w, owner, opp)
     polarity = {"win": "positive", "loss": "negative", "draw": "neutral"}[outcome]
     surface = p.at(name) if p.kind != NATIVE else p.at()
