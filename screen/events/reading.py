@@ -54,7 +54,7 @@ _ID = re.compile(r"(?<![\w.])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w.])")
 _ORDINAL_SLUG = re.compile(r"[A-Za-z]+-\d{1,2}")
 # A number with its unit or ordinal suffix written after it in lower case ("23kg", "250mg", "512gb", "3rd"): a
 # quantity or a place that any booking, order or screen may show, not a code naming one item.
-_QUANTITY = re.compile(r"\d+(?:[.,]\d+)?[a-z]{1,3}")
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:[x×]\d+(?:[.,]\d+)?)*[a-z]{1,3}")  # and "4x400g", a pack's size
 MODES = ("ranked", "competitive", "casual", "unrated", "rated", "arcade", "custom", "blitz", "rapid")
 
 

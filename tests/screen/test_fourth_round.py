@@ -38,7 +38,9 @@ def test_a_tickers_substitution_does_not_cut_a_fullscreen_match_short():
     assert read_span(match, owner_names=NOBODY).outcome == "win"
 
 
-@pytest.mark.parametrize("text", ["Luggage: 2 x 23kg", "Dose 250mg", "Cable 3m", "Storage 512gb", "Finished 3rd"])
+@pytest.mark.parametrize(
+    "text", ["Luggage: 2 x 23kg", "Dose 250mg", "Cable 3m", "Storage 512gb", "Finished 3rd", "Tiles 6x250ml"]
+)
 def test_a_quantity_with_its_unit_is_no_identifier(text):
     assert ids_in([text]) == set()
 
