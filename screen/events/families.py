@@ -107,6 +107,16 @@ def mapped(app: str, url: str) -> str:
     return ""
 
 
+def mapped_by_a_word(app: str, url: str) -> bool:
+    """The program's family comes from one word of a longer name ("Obsidian Tactics" -> a notes program's):
+    a guess, which what the screen shows may overrule."""
+    m = mapping()
+    if any(c and c in m.domains for c in (host_of(url), site_of(url))):
+        return False
+    name = _norm(app.lower().replace(".app", ""))
+    return name not in m.apps and any(word in m.apps for word in app_words(app))
+
+
 def is_assistant(app: str, window: str, url: str) -> bool:
     """A program, window or site whose text is model output (ChatGPT, an "AI Assistant" window)."""
     m = mapping()

@@ -137,15 +137,16 @@ def _takes_part(span: dict, lines: list[str], sides: frozenset[str], found: list
     return any(oc.contest and oc.subject == "you" for _, oc in found)
 
 
-def _plays_here(family: str, lines: list[str], sides: frozenset[str]) -> bool:
-    """A match is played in a span of this family: an unknown program's, or one whose family has no contests
-    (a game whose name shares a word with a notes program) where the screen names the owner's side or opponent.
-    A message reporting "we won" is no match, and neither is a page one only reads."""
+def _plays_here(family: str, span: dict, lines: list[str], sides: frozenset[str]) -> bool:
+    """A match is played in a span of this family: an unknown program's, one typed from a word of a longer
+    program name (a game called like a notes program), or one whose family has no contests where the screen names
+    the owner's side or opponent. A message reporting "we won" is no match, nor is a page one only reads."""
     if family.startswith("task."):
         return True
     if families.family_outcome(WIN, family) or family.startswith("communication.") or families.is_observational(family):
         return False
-    return bool(sides) or any(_TAKING_PART.search(line) for line in lines)
+    guessed = families.mapped_by_a_word(span["app"], span["url"])
+    return guessed or bool(sides) or any(_TAKING_PART.search(line) for line in lines)
 
 
 def _chrome(span: dict, anchor: dict) -> bool:
@@ -216,7 +217,7 @@ def read_span(span: dict, *, owner_names: frozenset[str]) -> SpanReading:
     family = families.classify(app=span["app"], url=span["url"], windows=span["windows"], lines=lines)
     found = [(a, oc) for a, oc in _outcomes(span, you) if not _chrome(span, a)]
     contests = [(a, oc) for a, oc in found if oc.contest]
-    if contests and _takes_part(span, lines, sides, contests) and _plays_here(family, lines, sides):
+    if contests and _takes_part(span, lines, sides, contests) and _plays_here(family, span, lines, sides):
         family = "game.match"  # an unknown program (or one named like another) where the owner plays a match
     if families.is_observational(family):
         found = []

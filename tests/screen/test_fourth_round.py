@@ -145,3 +145,11 @@ def test_words_said_as_a_banner_leaves_go_to_the_call_on_screen_next_not_the_ban
         "Tuesdays it is then",
         "Great, that's decided",
     ]
+
+
+def test_a_race_won_in_a_game_named_like_a_notes_program_is_a_match():
+    from tests.screen.test_families_and_reading import _span
+
+    race = _span("Notes Drift", windows=["Notes Drift"], seen=["Lap 3/3", "Pos 2/8"], anchors=["1st place!"])
+    got = read_span(race, owner_names=NOBODY)
+    assert (got.family, got.outcome) == ("game.match", "win")
