@@ -909,7 +909,11 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
             "min_queued_true": train_gate.MIN_QUEUED_TRUE,
         },
         "turn_reader": reader["version"],
-        "training_data": {"counts": cand_counts, "excluded": "LoCoMo (CC BY-NC): measured, never trained on"},
+        "training_data": {
+            "sha256": train_gate.data_hash(train_gate.sort_records(records)),
+            "counts": cand_counts,
+            "excluded": "LoCoMo (CC BY-NC): measured, never trained on",
+        },
         "folds": {"by": "wearer (days) and conversation (persona chats), nested", "evaluation": evaluation or {}},
     }
     write_card(reader, artifact)
