@@ -155,7 +155,7 @@ def print_folds(title: str, res: dict) -> list[str]:
     """Every held-out wearer's figures (and its sixth of the persona chats), LoCoMo, and the misses."""
     misses = []
     print(f"\n{title}")
-    print("| held-out wearer (fold) | lines (accept / review / capped) | accepted precision | accepted recall "
+    print("| held-out wearer (fold) | lines (speech: accept / review / capped) | accepted precision | accepted recall "
           "| acc.-or-queued recall | accepted | queued / 100 turns | queued true | traps accepted | turn AUC "
           "| unfaithful texts (quoted / written) |")
     print("|" + "---|" * 11)
@@ -186,16 +186,17 @@ def print_folds(title: str, res: dict) -> list[str]:
           f"({sum(p is None for p in precs)} folds accepted nothing)")
     if mean_recall < ACCEPTANCE["days_mean_recall"]:
         misses.append(f"days: mean accepted recall {mean_recall:.2f} < 0.30")
-    print("\n| persona fold | accepted precision | strict | accepted recall | acc.-or-queued recall | queued / 100 turns "
+    print("\n| persona fold | lines (text) | accepted precision | strict | accepted recall | acc.-or-queued recall | queued / 100 turns "
           "| queued true | attribution errors | unfaithful texts (quoted / written) |")
-    print("|" + "---|" * 9)
+    print("|" + "---|" * 10)
     for f in res["folds"]:
         p = f["persona"]
-        print(f"| {f['wearer_fold']} | {_fmt(tuple(p['precision']))} | {_fmt(tuple(p['precision_strict']))} | "
+        text_lines = " / ".join(f"{x:.3f}" for x in f.get("persona_lines", f["lines"]))
+        print(f"| {f['wearer_fold']} | {text_lines} | {_fmt(tuple(p['precision']))} | {_fmt(tuple(p['precision_strict']))} | "
               f"{_fmt(tuple(p['recall_acc']))} | {_fmt(tuple(p['recall_any']))} | {p['queued_per_100']:.2f} | "
               f"{_fmt(tuple(p['queued_true']))} | {_fmt(tuple(p['attribution_errors']))} | {_faithful(p)} |")
     pp = {k: _sum(tuple(f["persona"][k]) for f in res["folds"]) for k in ("precision", "recall_acc", "attribution_errors")}
-    print(f"| all | {_fmt(pp['precision'])} | | {_fmt(pp['recall_acc'])} | | | | {_fmt(pp['attribution_errors'])} |")
+    print(f"| all | | {_fmt(pp['precision'])} | | {_fmt(pp['recall_acc'])} | | | | {_fmt(pp['attribution_errors'])} |")
     if (_rate(pp["precision"]) or 0) < ACCEPTANCE["persona_precision"]:
         misses.append(f"persona: accepted precision {_fmt(pp['precision'])} < 0.95")
     if (_rate(pp["recall_acc"]) or 0) < ACCEPTANCE["persona_recall"]:
@@ -253,8 +254,8 @@ def report(*, refresh: bool = False, with_speed: bool = True, baseline: bool = T
         wearer = train_turn_model.evaluate(ctx, with_turns=False, quiet=True, line_rule="wearer")
         print_folds("The same model, accept line by wearer (every training wearer ≥ 0.90)", wearer)
     if turns:
-        res = train_turn_model.evaluate(ctx, with_turns=True, quiet=True)
-        print_folds("Turn reader + gate model (not shipped), accept line by wearer", res)
+        res = train_turn_model.evaluate(ctx, with_turns=True, quiet=True, line_rule="set")
+        print_folds("Turn reader + gate model (not shipped), lines per medium as shipped", res)
     print("\nAcceptance on the held-out folds (the shipped recipe): " + ("all met" if not misses else "NOT met:"))
     for m in misses:
         print(" -", m)
@@ -283,8 +284,8 @@ def speed(turns_wanted: int = 2000) -> dict:
     gate_model.load()
     load_s = time.perf_counter() - t
     t = time.perf_counter()
-    turn_reader.load()
-    turn_reader.encoder()
+    if turn_reader.shipped() is not None:  # none in the repository: the pass reads no turn (annotate does nothing)
+        turn_reader.encoder()
     reader_load_s = time.perf_counter() - t
     files = [gate_model.ARTIFACT, turn_reader.ARTIFACT, *minilm.GRAPHS.values()]
     size = sum(f.stat().st_size for f in files if f.exists())

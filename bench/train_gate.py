@@ -44,11 +44,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from distill import gate_model  # noqa: E402
+from distill.conversation import Medium  # noqa: E402
 
 # The six wearers of the labeled days each make a fold of their own; the persona chats are spread over the same folds.
 FOLDS = 6
 # The sets the model learns from. LoCoMo (CC BY-NC) is measured only: the shipped model must not be trained on it.
 TRAIN_SETS = ("days", "persona")
+# How each set's words were made: the lines are chosen per medium, on that medium's training sets (speech:
+# transcribed wearable days, mis-hearings and guessed speakers; text: typed chats). LoCoMo is typed.
+MEDIUM = {"days": Medium.SPEECH, "persona": Medium.TEXT, "locomo": Medium.TEXT}
 # Fold assignments the lines are chosen over (repeated cross-validation): on one assignment the accept line
 # ranged from 0.854 to 0.917 with the assignment alone (extractor 2.27), so one draw decided how much is accepted.
 REPEATS = 5
@@ -261,6 +265,35 @@ def choose_thresholds(rows, turns, accept: float | None = None) -> tuple[float, 
     return accept, review, cap, _set_stats(arrays, accept, review, turns, cap)
 
 
+def _of_medium(medium: str, names) -> set[str]:
+    return {n for n in names if MEDIUM[n.split(":", 1)[0]] == medium}
+
+
+def choose_by_medium(rows, turns) -> dict[str, tuple[float, float, float]]:
+    """Each medium's (accept, review, capped) lines, ``choose_thresholds`` over that medium's sets alone: on one
+    set of lines the wearable days, where no accept line keeps its precision, left the typed chats none either,
+    and the chats' high probabilities pushed the review line above nearly every candidate of a day."""
+    out = {}
+    for medium in sorted({MEDIUM[n.split(":", 1)[0]] for n in turns}):
+        names = _of_medium(medium, turns)
+        mine = [r for r in rows if r[3] in names]
+        if not mine:
+            continue
+        out[medium] = choose_thresholds(mine, {n: t for n, t in turns.items() if n in names})[:3]
+    return out
+
+
+def medium_stats(rows, lines: dict[str, tuple[float, float, float]], turns) -> dict:
+    """``_set_stats`` of every set at its medium's lines."""
+    stats = {}
+    for medium, (accept, review, capped) in lines.items():
+        names = _of_medium(medium, turns)
+        mine = [r for r in rows if r[3] in names]
+        if mine:
+            stats |= _set_stats(_arrays(mine), accept, review, {n: t for n, t in turns.items() if n in names}, capped)
+    return stats
+
+
 # --- training -----------------------------------------------------------------------------------------------
 def out_of_fold(
     records: list[dict], bits: int, c: float = C, seeds: tuple[int, ...] = (0,), units: dict[str, str] | None = None
@@ -374,9 +407,10 @@ def train(
     # The lines: chosen on every assignment's held-out probabilities at once (each conversation counted once per
     # assignment, so are its turns); the card's fold scores: the first assignment at those lines.
     every = {s: {f"{g}#{k}": n for k in range(len(oofs)) for g, n in t.items()} for s, t in fit_turns.items()}
-    accept, review, capped, _ = choose_thresholds([r for rows in rows_by for r in rows], every)
-    stats = _set_stats(_arrays(rows_by[0]), accept, review, fit_turns, capped)
-    by_assignment = [list(choose_thresholds(rows, fit_turns)[:3]) for rows in rows_by]
+    lines = choose_by_medium([r for rows in rows_by for r in rows], every)
+    accept, review, capped = lines[Medium.SPEECH]  # a conversation of no known medium: speech's, the stricter
+    stats = medium_stats(rows_by[0], lines, fit_turns)
+    by_assignment = {m: [list(choose_by_medium(rows, fit_turns)[m]) for rows in rows_by] for m in lines}
     model, nz = _final_fit([fitted[i] for i in lab_idx], [vs[i] for i in lab_idx], weights, bits, c)
     scores = fold_scores(fitted, oofs[0], stats)
     measured_p = []
@@ -386,13 +420,13 @@ def train(
         measured_p = [cal.calibrate(float(x)) for x in logits]
         m_turns = {s: t for s, t in turns.items() if s not in TRAIN_SETS}
         m_rows = _decision_rows(measured, mvs, measured_p)
-        m_stats = _set_stats(_arrays(m_rows), accept, review, m_turns, capped)
+        m_stats = medium_stats(m_rows, lines, m_turns)
         scores.update(fold_scores(measured, list(logits), m_stats, measured_only=True))
     digest = data_hash(fitted)
     intercept = round(float(model.intercept_[0]), 6)
     artifact = {
         "format": gate_model.FORMAT,
-        "version": f"{VERSION_PREFIX}-{model_hash(digest, bits, c, nz, intercept, (accept, review, capped))}",
+        "version": f"{VERSION_PREFIX}-{model_hash(digest, bits, c, nz, intercept, tuple(x for m in sorted(lines) for x in lines[m]))}",
         "created_by": "bench/train_gate.py",
         "hashing": {
             "function": "crc32(utf-8 feature name) & (2**bits - 1)",
@@ -416,6 +450,8 @@ def train(
             "accept": accept,
             "review": review,
             "capped": capped,
+            "by_medium": {m: {"accept": a, "review": r, "capped": cp} for m, (a, r, cp) in sorted(lines.items())},
+            "sets_by_medium": {m: sorted(_of_medium(m, TRAIN_SETS)) for m in sorted(lines)},
             "target_precision": TARGET_PRECISION,
             "max_queued_per_100_turns": MAX_QUEUED_PER_100,
             "min_queued_true": MIN_QUEUED_TRUE,
@@ -568,11 +604,21 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
         "",
         f"Model `{artifact['version']}` ({artifact['model']['kind']}, C={artifact['model']['C']}, "
         f"{1 << artifact['hashing']['bits']} hashed buckets, {len(artifact['weights'])} non-zero weights), "
-        f"{artifact['calibration']['method']}, {_accept_text(th['accept'])}, review at p ≥ {th['review']}, "
-        f"a claim a hard rule caps at review asked at p ≥ {th['capped']}: chosen on the held-out probabilities of "
-        f"{artifact['folds'].get('repeats', 1)} fold assignments at once (one assignment alone would have given "
-        + ", ".join(f"{a}" for a, _, _ in artifact["folds"].get("lines_by_assignment", []))
-        + "). Rebuilt by `bench/train_gate.py` (`--check` verifies the committed artifact).",
+        f"{artifact['calibration']['method']}. Its lines are chosen per medium, each on its own training sets "
+        f"(speech: {', '.join(th['sets_by_medium'].get('speech', []))}; text: "
+        f"{', '.join(th['sets_by_medium'].get('text', []))}), on the held-out probabilities of "
+        f"{artifact['folds'].get('repeats', 1)} fold assignments at once. Rebuilt by `bench/train_gate.py` "
+        "(`--check` verifies the committed artifact).",
+        "",
+        "| medium | accept | review | capped (a claim a hard rule caps at review) | one assignment alone would "
+        "have given accept lines |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {m} | {_accept_text(t['accept'])} | {t['review']} | {t['capped']} | "
+            + ", ".join(f"{a}" for a, _, _ in artifact["folds"]["lines_by_assignment"].get(m, []))
+            + " |"
+            for m, t in th["by_medium"].items()
+        ),
         "",
         "## Sources and licences",
         "",
@@ -648,11 +694,10 @@ def write_card(artifact: dict, path: Path = CARD) -> None:
 
 def _accept_text(accept: float) -> str:
     if accept < gate_model.NO_LINE:
-        return f"accept at p ≥ {accept}"
+        return f"p ≥ {accept}"
     return (
-        "**no accept line** (1.0: at no probability did every training set keep its accepted precision ≥ "
-        f"{TARGET_PRECISION} with a false accept to spare, so nothing is accepted on its own; what passes the "
-        "review line is asked)"
+        f"**none** (1.0: at no probability did the training sets keep accepted precision ≥ {TARGET_PRECISION} with "
+        "a false accept to spare: nothing is accepted on its own, what passes the review line is asked)"
     )
 
 

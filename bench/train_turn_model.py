@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import gate_data, train_gate, turn_data  # noqa: E402
+from distill.conversation import Medium  # noqa: E402
 
 TRAIN_SETS = ("days", "persona")
 TURN_C_GRID = (0.002,)  # the turn head's C; the grid (0.002, 0.006, 0.02) chose 0.002 in every nested selection run (folds 1-2), and three values did not fit the shared cores' time
@@ -56,6 +57,7 @@ WORD_FEATURES = True
 # its evaluation, 2026-12-07) is the turn head alone.
 CLAIMS = False
 TURN_FEATURE = "t:turn"
+NONE_ASKED = (1.0, 1.0, 1.0)  # the lines of a medium with no training set: nothing accepted, nothing asked
 
 
 # --- data ---------------------------------------------------------------------------------------------------
@@ -332,13 +334,16 @@ def recipe(
         [inner[i] for i in lab], [records[i]["label"] for i in lab], [balance[records[i]["set"]] for i in lab]
     )
     cal = lambda z: 1.0 / (1.0 + np.exp(-(a * np.asarray(z) + b)))  # noqa: E731
-    choose = choose_lines if line_rule == "wearer" else choose_lines_by_set
-    accept, review, capped = choose(ctx, train_recs, cal(inner[train_recs]))
+    if line_rule == "wearer":
+        one = choose_lines(ctx, train_recs, cal(inner[train_recs]))
+        lines = {medium: one for medium in Medium.VALUES}
+    else:
+        lines = choose_lines_by_set(ctx, train_recs, cal(inner[train_recs]))
     model = fit_candidates(records, feats_train, train_recs)
     held_logits = candidate_logits(model, feats_held, score_idx)
     return {
         "p": [round(float(x), 4) for x in cal(held_logits)],
-        "lines": (accept, review, capped),
+        "lines": lines,  # per medium: (accept, review, capped)
         "platt": (a, b),
         "model": model,
         "head": head,
@@ -392,10 +397,10 @@ def choose_lines(ctx: dict, idx: list[int], probs) -> tuple[float, float, float]
     return accept, review, capped
 
 
-def choose_lines_by_set(ctx: dict, idx: list[int], probs) -> tuple[float, float, float]:
-    """The lines as ``bench/train_gate.py`` chooses the shipped model's: ``train_gate.choose_thresholds`` with the
-    training days together and the persona chats as its sets (accept: each ≥ 0.95 with one false accept to
-    spare), here on the training folds' own nested out-of-fold probabilities."""
+def choose_lines_by_set(ctx: dict, idx: list[int], probs) -> dict[str, tuple[float, float, float]]:
+    """The lines as ``bench/train_gate.py`` chooses the shipped model's: per medium
+    (``train_gate.choose_by_medium``: the training days for speech, the persona chats for text; accept: ≥ 0.95
+    with one false accept to spare), here on the training folds' own nested out-of-fold probabilities."""
     from bench.gate_data import known_false
 
     records = ctx["records"]
@@ -407,8 +412,7 @@ def choose_lines_by_set(ctx: dict, idx: list[int], probs) -> tuple[float, float,
     present = {records[i]["group"] for i in idx}
     for name in TRAIN_SETS:
         turns[name] = {g: n for g, n in ctx["turn_counts"][name].items() if g in present}
-    accept, review, capped, _ = train_gate.choose_thresholds(rows, dict(turns))
-    return accept, review, capped
+    return train_gate.choose_by_medium(rows, dict(turns))
 
 
 # --- measuring a held fold ----------------------------------------------------------------------------------
@@ -420,6 +424,17 @@ def decide(records: list[dict], probs: list[float], lines: tuple[float, float, f
         "cv", gate_model.HASH_BITS, 0.0, {}, [], [], lines[0], lines[1], capped_threshold=lines[2]
     )
     return gate_eval.decide_all(records, probs, model)
+
+
+def decide_by_medium(records: list[dict], probs: list[float], lines: dict[str, tuple]) -> list[str]:
+    """``decide`` with each record's medium's lines (``train_gate.MEDIUM`` of its set), in the records' order."""
+    out: list[str] = [""] * len(records)
+    for medium in {train_gate.MEDIUM[r["set"]] for r in records}:
+        idx = [k for k, r in enumerate(records) if train_gate.MEDIUM[r["set"]] == medium]
+        chosen = lines.get(medium, NONE_ASKED)
+        for k, d in zip(idx, decide([records[k] for k in idx], [probs[k] for k in idx], chosen), strict=True):
+            out[k] = d
+    return out
 
 
 def days_figures(days: list[dict], records: list[dict], decisions: list[str], turns: int) -> dict:
@@ -518,7 +533,7 @@ def evaluate(
         held = [i for i, u in enumerate(r_units) if u == wearer]
         res = recipe(ctx, train_units, with_turns=with_turns, score_idx=held, line_rule=line_rule)
         held_recs = [records[i] for i in held]
-        decisions = decide(held_recs, res["p"], res["lines"])
+        decisions = decide_by_medium(held_recs, res["p"], res["lines"])
         days_idx = [k for k, r in enumerate(held_recs) if r["set"] == "days"]
         pers_idx = [k for k, r in enumerate(held_recs) if r["set"] == "persona"]
         days = [d for d in ctx["days_by_date"].values() if d["wearer"] == wearer]
@@ -530,7 +545,8 @@ def evaluate(
         groups = {held_recs[k]["group"] for k in pers_idx}
         fold = {
             "wearer_fold": number,
-            "lines": res["lines"],
+            "lines": res["lines"].get(Medium.SPEECH, NONE_ASKED),
+            "persona_lines": res["lines"].get(Medium.TEXT, NONE_ASKED),
             "turn_c": res["turn_c"],
             "claim_c": res["claim_c"],
             "days": days_figures(
@@ -560,7 +576,8 @@ def evaluate(
     loc = [i for i, u in enumerate(r_units) if u == "locomo"]
     res = recipe(ctx, ctx["wearers"], with_turns=with_turns, score_idx=loc, line_rule=line_rule)
     loc_recs = [records[i] for i in loc]
-    out["locomo"] = {"lines": res["lines"], **locomo_figures(loc_recs, decide(loc_recs, res["p"], res["lines"]))}
+    lines = res["lines"].get(train_gate.MEDIUM["locomo"], NONE_ASKED)
+    out["locomo"] = {"lines": lines, **locomo_figures(loc_recs, decide(loc_recs, res["p"], lines))}
     if with_turns:
         out["locomo"]["turn_auc"] = turn_auc(ctx, res["held_turn"], r_units)
     if not quiet:
@@ -599,9 +616,9 @@ def main(argv=None) -> int:
     folds = {int(x) for x in args.folds.split(",") if x}
     results = {}
     if args.evaluate:
-        results["turns"] = evaluate(ctx, with_turns=True, folds=folds, locomo=not args.no_locomo)
+        results["turns"] = evaluate(ctx, with_turns=True, folds=folds, locomo=not args.no_locomo, line_rule="set")
     if args.baseline:
-        results["baseline"] = evaluate(ctx, with_turns=False, folds=folds, locomo=not args.no_locomo)
+        results["baseline"] = evaluate(ctx, with_turns=False, folds=folds, locomo=not args.no_locomo, line_rule="set")
     if results:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(results, default=str, indent=1))
@@ -624,9 +641,19 @@ def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> No
         "# Gate model data card",
         "",
         f"Turn reader `{reader['version']}` and gate model `{artifact['version']}`, rebuilt by "
-        "`bench/train_turn_model.py --write` (fixed seeds, sorted inputs; no torch: the encoder is frozen). "
-        f"Lines: accept at p ≥ {th['accept']}, review at p ≥ {th['review']}, a claim a hard rule caps at review asked "
-        f"at p ≥ {th['capped']}, chosen on nested out-of-fold probabilities of the training data only.",
+        "`bench/train_turn_model.py --evaluate --write` (fixed seeds, sorted inputs; no torch: the encoder is "
+        "frozen). Lines per medium, each chosen on its own training sets' nested out-of-fold probabilities "
+        "(`bench/train_gate.py choose_by_medium`: accept where precision keeps ≥ 0.95 with a false accept to spare, "
+        "1.0 when no probability does; the review and capped lines ask the most true claims a queue of ≤ 3 per 100 "
+        "turns holds):",
+        "",
+        "| medium | trained on | accept | review | capped |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {m} | {', '.join(th['sets_by_medium'][m])} | {'none' if t['accept'] >= 1.0 else 'p ≥ ' + str(t['accept'])} "
+            f"| {t['review']} | {t['capped']} |"
+            for m, t in th["by_medium"].items()
+        ),
         "",
         "## Recipe",
         "",
@@ -696,16 +723,17 @@ def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> No
             "Each wearer held out in turn with a sixth of the persona chats; lines chosen inside the training folds. "
             "Candidates through the gate's decision, scored with the reference matchers (`bench/gate_eval.py`).",
             "",
-            "| fold | lines | days precision | days recall | queued / 100 turns | queued true | traps | "
-            "persona precision | persona recall |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| fold | speech lines | days precision | days recall | queued / 100 turns | queued true | traps | "
+            "text lines | persona precision | persona recall |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for f in res["folds"]:
             d, p = f["days"], f["persona"]
+            text_lines = " / ".join(str(x) for x in f.get("persona_lines", f["lines"]))
             lines.append(
                 f"| {f['wearer_fold']} | {' / '.join(str(x) for x in f['lines'])} | {_pct(d['precision'])} | "
                 f"{_pct(d['recall_acc'])} | {d['queued_per_100']:.2f} | {_pct(d['queued_true'])} | "
-                f"{d['traps_accepted']} | {_pct(p['precision'])} | {_pct(p['recall_acc'])} |"
+                f"{d['traps_accepted']} | {text_lines} | {_pct(p['precision'])} | {_pct(p['recall_acc'])} |"
             )
         loc = res["locomo"]
         lines += ["", f"LoCoMo (fitted on all days and persona chats): accepted recall {_pct(loc['recall_acc'])}, "
@@ -759,9 +787,10 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
     from distill import gate_model, turn_reader
 
     loc = [i for i, u in enumerate(ctx["units"]["record"]) if u == "locomo"]
-    res = recipe(ctx, ctx["wearers"], with_turns=True, score_idx=loc)
+    res = recipe(ctx, ctx["wearers"], with_turns=True, score_idx=loc, line_rule="set")
     loc_recs = [ctx["records"][i] for i in loc]
-    locomo = {"lines": res["lines"], **locomo_figures(loc_recs, decide(loc_recs, res["p"], res["lines"]))}
+    loc_lines = res["lines"][train_gate.MEDIUM["locomo"]]
+    locomo = {"lines": loc_lines, **locomo_figures(loc_recs, decide(loc_recs, res["p"], loc_lines))}
     locomo["turn_auc"] = turn_auc(ctx, res["held_turn"], ctx["units"]["record"])
     print(json.dumps({"locomo": locomo}, default=str), flush=True)
     Path(ROOT / "var" / "turn_eval_locomo.json").write_text(json.dumps({"turns": {"folds": [], "locomo": locomo}}, default=str))
@@ -825,7 +854,7 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
             if gate_model.bucket_of(n) not in fitted
         ]
     )
-    accept, review, capped = res["lines"]
+    accept, review, capped = res["lines"][Medium.SPEECH]  # a conversation of no known medium: speech's
     a, b = res["platt"]
     records = [r for r in ctx["records"] if r["set"] in TRAIN_SETS]
     cand_counts = {
@@ -873,13 +902,18 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
             "accept": accept,
             "review": review,
             "capped": capped,
+            "by_medium": {m: {"accept": x, "review": r, "capped": c} for m, (x, r, c) in sorted(res["lines"].items())},
+            "sets_by_medium": {m: sorted(n for n in TRAIN_SETS if train_gate.MEDIUM[n] == m) for m in sorted(res["lines"])},
             "target_precision": TARGET_PRECISION,
-            "wearer_precision": WEARER_PRECISION,
             "max_queued_per_100_turns": train_gate.MAX_QUEUED_PER_100,
             "min_queued_true": train_gate.MIN_QUEUED_TRUE,
         },
         "turn_reader": reader["version"],
-        "training_data": {"counts": cand_counts, "excluded": "LoCoMo (CC BY-NC): measured, never trained on"},
+        "training_data": {
+            "sha256": train_gate.data_hash(train_gate.sort_records(records)),
+            "counts": cand_counts,
+            "excluded": "LoCoMo (CC BY-NC): measured, never trained on",
+        },
         "folds": {"by": "wearer (days) and conversation (persona chats), nested", "evaluation": evaluation or {}},
     }
     write_card(reader, artifact)

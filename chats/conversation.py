@@ -11,7 +11,7 @@ def local_day(owner, when):
 
 
 def to_conversation(owner, session, turns):
-    from distill.conversation import Conversation, Speaker, Turn
+    from distill.conversation import Conversation, Medium, Speaker, Turn
 
     me = owner_name(owner)
     speakers: dict[tuple, Speaker] = {}
@@ -42,4 +42,5 @@ def to_conversation(owner, session, turns):
         title=session.title,
         started_at=started,
         source_ref={"session": str(session.public_id), "conversation_id": session.external_id},
+        medium=Medium.TEXT,
     )

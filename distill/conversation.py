@@ -23,6 +23,16 @@ class Role:
     SPEAKS_FOR_SOMEONE = (PERSON, UNKNOWN)
 
 
+class Medium:
+    """How the words reached the source. The gate's lines are chosen per medium: speech written down by a
+    recogniser carries mis-hearings and speakers a device guessed, typed text neither, and the labelled data show
+    the two need different lines (``distill.gate_model.GateModel.for_medium``). Unknown: speech's, the stricter."""
+
+    SPEECH = "speech"  # spoken talk a recogniser wrote down: a recorder's day, a call's audio
+    TEXT = "text"  # typed: a chat with an assistant, a message thread
+    VALUES = (SPEECH, TEXT)
+
+
 @dataclass(frozen=True)
 class Speaker:
     name: str  # display name, e.g. "Ragna Solheim", "assistant"
@@ -51,6 +61,13 @@ class Conversation:
     title: str = ""
     started_at: datetime | None = None
     source_ref: dict = field(default_factory=dict)  # base pointer copied into every evidence row (ids, url)
+    medium: str = Medium.SPEECH  # ``Medium``: typed text or transcribed speech (the gate's lines differ)
+
+
+def medium_of(conversations: list[Conversation]) -> str:
+    """The medium of one pass: typed text only when every conversation is typed, else speech's (stricter) lines."""
+    typed = bool(conversations) and all(c.medium == Medium.TEXT for c in conversations)
+    return Medium.TEXT if typed else Medium.SPEECH
 
 
 @dataclass

@@ -26,7 +26,7 @@ import math
 import re
 import zlib
 from bisect import bisect_right
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -258,6 +258,16 @@ class GateModel:
     # A claim a hard rule caps at review (a quote, an uncertain subject...) is asked at p ≥ this line, chosen on
     # the folds apart from the review line: such claims are a population of their own. None: the review line.
     capped_threshold: float | None = None
+    # The lines of each medium (``distill.conversation.Medium``) as (accept, review, capped): chosen on the typed
+    # and the spoken training sets apart. A medium not listed keeps the lines above (speech's).
+    lines_by_medium: dict[str, tuple[float, float, float | None]] = field(default_factory=dict)
+
+    def for_medium(self, medium: str) -> GateModel:
+        """This model deciding with the lines chosen for ``medium`` (itself when it has none of its own)."""
+        if medium not in self.lines_by_medium:
+            return self
+        accept, review, capped = self.lines_by_medium[medium]
+        return replace(self, accept_threshold=accept, review_threshold=review, capped_threshold=capped)
 
     @property
     def capped_line(self) -> float:
@@ -278,6 +288,10 @@ class GateModel:
             accept_threshold=float(data["thresholds"]["accept"]),
             review_threshold=float(data["thresholds"]["review"]),
             capped_threshold=float(data["thresholds"]["capped"]) if "capped" in data["thresholds"] else None,
+            lines_by_medium={
+                medium: (float(t["accept"]), float(t["review"]), float(t["capped"]) if "capped" in t else None)
+                for medium, t in sorted((data["thresholds"].get("by_medium") or {}).items())
+            },
             meta={k: data.get(k) for k in ("training_data", "folds", "trained_on", "created_by")},
             platt=(float(data["calibration"]["a"]), float(data["calibration"]["b"]))
             if "a" in data["calibration"]

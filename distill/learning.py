@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from distill import trust
+from distill.conversation import Medium
 from distill.models import Mode, OwnerAdjustment, ReviewExample
 from distill.steps import decision
 
@@ -406,21 +407,25 @@ def current(owner) -> Adjustment | None:
     return Adjustment(shift=row.shift, offsets=dict(row.offsets or {}), version=row.version)
 
 
-def accept_threshold(policy: trust.Policy) -> float:
-    """The auto-accept line the pass decides with (``decision.lines``: the shipped model's in smart mode, unless the
-    owner set their own), else the policy's."""
-    return float(decision.lines(policy)[0]) if policy.mode == Mode.SMART else float(policy.auto_approve_trust)
+def accept_threshold(policy: trust.Policy, medium: str = Medium.SPEECH) -> float:
+    """The auto-accept line the pass decides with (``decision.lines``: the shipped model's for the medium in smart
+    mode, unless the owner set their own), else the policy's."""
+    return (
+        float(decision.lines(policy, medium=medium)[0])
+        if policy.mode == Mode.SMART
+        else float(policy.auto_approve_trust)
+    )
 
 
-def review_threshold(policy: trust.Policy) -> float:
+def review_threshold(policy: trust.Policy, medium: str = Medium.SPEECH) -> float:
     """The line below which the gate asks nothing (smart mode); 0 in the other modes."""
-    return float(decision.lines(policy)[1]) if policy.mode == Mode.SMART else 0.0
+    return float(decision.lines(policy, medium=medium)[1]) if policy.mode == Mode.SMART else 0.0
 
 
-def adjuster(owner, *, policy: trust.Policy):
+def adjuster(owner, *, policy: trust.Policy, medium: str = Medium.SPEECH):
     """The callable ``distill.pipeline`` applies to each scored candidate for this owner."""
     adjustment = current(owner)
-    accept, review = accept_threshold(policy), review_threshold(policy)
+    accept, review = accept_threshold(policy, medium), review_threshold(policy, medium)
     return lambda scored: adjust(scored, adjustment, accept_threshold=accept, review_threshold=review)
 
 

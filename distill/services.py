@@ -23,7 +23,7 @@ from accounts.exceptions import DomainError
 from accounts.services import owner_name, user_timezone
 from accounts.timestamps import zone_or_utc
 from distill import hooks, learning, pipeline, policies, stored_extraction, trust, writing
-from distill.conversation import Conversation, NativeMemory
+from distill.conversation import Conversation, NativeMemory, medium_of
 from distill.extraction.base import Candidate, content_hash
 from distill.extraction.deterministic import clean
 from distill.extraction.injection import INJECTION_CAPTURE_CONFIDENCE, looks_like_injection
@@ -92,6 +92,7 @@ def distill(
     """
     policy = policies.as_trust_policy(policies.get_policy(owner, source_key))
     conversations = [c for c in conversations if c.turns]
+    medium = medium_of(conversations)
     day_key = next((c.day_key for c in conversations if c.day_key), "")
     existing = writing.source_day_facts(owner, source_key, day_key)
     sightings = hooks.sightings(
@@ -104,11 +105,12 @@ def distill(
         owner_key=str(owner.pk),  # the LLM's daily call cap is per owner
         timezone=user_timezone(owner).key,
         source_kind=source_key.split(":")[-1],
+        medium=medium,
         siblings=[pipeline.SiblingTurn(s.source, s.text, s.is_owner, s.at) for s in sightings],
         active=_active_memories(owner),
         existing_hashes=writing.active_hashes(owner) - set(existing),
         existing_today=sum(1 for f in existing.values() if f.status in writing.ACTIVE),
-        adjust=learning.adjuster(owner, policy=policy),
+        adjust=learning.adjuster(owner, policy=policy, medium=medium),
         store=stored_extraction.Store(owner, scope_key),
         report=PassReport(scope_key=scope_key),
         write=pipeline.WriteTarget(

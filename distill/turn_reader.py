@@ -180,6 +180,20 @@ def shipped() -> TurnReader | None:
         return load(ARTIFACT) if ARTIFACT.exists() else None
 
 
+def _read_claims(reader, day, mine, at, texts, rows, vectors, speakers_of) -> np.ndarray:
+    """The claim head's logits of the candidates ``mine`` read after their turns; nothing is masked or read when
+    the artifact has no claim head (masking each claim parses it: most of a day's turn reading time)."""
+    from distill.masking import mask_conversation
+
+    if reader.claim is None:
+        return np.zeros(len(mine), dtype=np.float32)
+    pairs = []
+    for c, k in zip(mine, at, strict=True):
+        (claim,) = mask_conversation([c.content], owner_name=day.owner_name, speaker_names=speakers_of[c.evidence.first_index])
+        pairs.append((turn_input(texts[k], rows[k].is_owner), claim))
+    return reader.read_claims(pairs, vectors[at] if at else vectors[:0])
+
+
 def annotate(day, candidates, reader: TurnReader | None = None) -> None:
     """Write each candidate's turn logit into ``candidate.features["turn_logit"]`` (read by the gate model as
     ``t:turn``). Only the turns that gave a candidate, and their neighbours, are read; a day whose talk has no
@@ -207,13 +221,8 @@ def annotate(day, candidates, reader: TurnReader | None = None) -> None:
     try:
         logits, vectors = reader.read(rows, texts)
         mine = [c for c in candidates if c.evidence is not None and c.evidence.first_index in by_index]
-        pairs, at = [], []
-        for c in mine:
-            k = by_index[c.evidence.first_index]
-            (claim,) = mask_conversation([c.content], owner_name=day.owner_name, speaker_names=speakers_of[c.evidence.first_index])
-            pairs.append((turn_input(texts[k], rows[k].is_owner), claim))
-            at.append(k)
-        claims = reader.read_claims(pairs, vectors[at] if at else vectors[:0])
+        at = [by_index[c.evidence.first_index] for c in mine]
+        claims = _read_claims(reader, day, mine, at, texts, rows, vectors, speakers_of)
     except (ImportError, EmbeddingError) as exc:  # the model package or onnxruntime is missing: score without it
         logger.warning("turn reader unavailable, candidates scored without it: %s", exc)
         return

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from distill import trust
-from distill.conversation import Conversation
+from distill.conversation import Conversation, Medium
 from distill.extraction.base import Candidate, DayInput, ExtractionResult
 from distill.inputs import TurnMap
 
@@ -93,6 +93,7 @@ class PassContext:
     owner_key: str = ""  # the owner's id: keys the LLM's daily call cap
     timezone: str = ""
     source_kind: str = ""
+    medium: str = Medium.SPEECH  # ``distill.conversation.Medium``: which of the model's lines decide
     day: DayInput | None = None
     turn_map: TurnMap | None = None
     # Turn indices whose speaker is not a person (assistant, system, media): their claims are dropped.

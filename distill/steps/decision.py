@@ -38,7 +38,7 @@ NAME = "decision"
 
 
 def run(ctx: PassContext) -> PassContext:
-    model = model_step.current(ctx)
+    model = model_step.current(ctx).for_medium(ctx.medium)
     ctx.scored = []
     for item in ctx.items:
         scored = scored_of(item, source_trust=ctx.policy.source_trust, model=model)
@@ -90,11 +90,12 @@ def scored_of(item: Item, *, source_trust: float, model) -> Scored:
 
 
 # --- the decision ---------------------------------------------------------------------------------------------
-def lines(policy: Policy, model=None) -> tuple[float, float, float]:
-    """(accept, review, capped) lines in smart mode: the model's calibrated thresholds, unless the owner moved
-    the policy's from their defaults (then the owner's values: the Sources page setting wins, and a claim a hard
-    rule caps at review is asked from the owner's review line too)."""
+def lines(policy: Policy, model=None, medium: str = "") -> tuple[float, float, float]:
+    """(accept, review, capped) lines in smart mode: the model's calibrated thresholds (those of ``medium`` when
+    given: ``Medium``), unless the owner moved the policy's from their defaults (then the owner's values: the
+    Sources page setting wins, and a claim a hard rule caps at review is asked from the owner's review line too)."""
     model = model or gate_model.shipped()
+    model = model.for_medium(medium) if medium else model
     custom = (
         abs(policy.auto_approve_trust - DEFAULT_AUTO_APPROVE) > 1e-9 or abs(policy.review_trust - DEFAULT_REVIEW) > 1e-9
     )

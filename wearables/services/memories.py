@@ -12,7 +12,7 @@ import logging
 
 from accounts.services import owner_name
 from distill import services as distill
-from distill.conversation import Conversation, NativeMemory, Sighting, Speaker, Turn
+from distill.conversation import Conversation, Medium, NativeMemory, Sighting, Speaker, Turn
 from distill.services import DigestItem, PassReport
 from wearables.models import DayTranscript, Source, SyncRun, Utterance
 
@@ -62,6 +62,7 @@ def conversations_for(transcript: DayTranscript, owner_name: str) -> list[Conver
             conv = convs[utt.conversation_id] = Conversation(
                 source_key=source_key(kind),
                 source_type="transcript",
+                medium=Medium.SPEECH,
                 scope_key=scope_key(kind, day),
                 day_key=day.isoformat(),
                 turns=[],
