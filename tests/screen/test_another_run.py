@@ -8,8 +8,7 @@ from datetime import timedelta
 import pytest
 
 from screen.imitation import scripts
-from screen.models import ScreenEvent
-from tests.screen.conftest import DAY, run_collect, serve
+from tests.screen.conftest import DAY, collected_events
 
 pytestmark = pytest.mark.django_db
 Seg = scripts.Segment
@@ -27,23 +26,12 @@ def _runs(first: str, second: str) -> list[scripts.Segment]:
     ]
 
 
-def _events(user, screen_client, segments) -> list[ScreenEvent]:
-    server = serve(segments)
-    client = screen_client(server)
-    try:
-        server.now = server.session.end + timedelta(minutes=20)
-        run_collect(user, server, client, now=server.now)
-    finally:
-        server.stop()
-    return list(ScreenEvent.objects.filter(owner=user).visible().order_by("started_at"))
-
-
 def test_a_run_of_another_protocol_after_a_failed_one_is_its_own_event(user, screen_client):
-    failed, other = _events(user, screen_client, _runs("Colony screen", "Gradient anneal"))
+    failed, other = collected_events(user, screen_client, _runs("Colony screen", "Gradient anneal"))
     assert (failed.outcome, other.outcome) == ("failure", "success")
     assert failed.ended_at < DAY + timedelta(minutes=9) < other.started_at
 
 
 def test_the_same_protocol_run_again_after_a_failure_resolves_it(user, screen_client):
-    (event,) = _events(user, screen_client, _runs("Colony screen", "Colony screen"))
+    (event,) = collected_events(user, screen_client, _runs("Colony screen", "Colony screen"))
     assert event.outcome == "resolved"

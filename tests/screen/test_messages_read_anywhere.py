@@ -3,14 +3,11 @@ it names instead of becoming a booking of its own (on programs and sites no gene
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from screen.events.families import classify, shows_message
 from screen.imitation import scripts
-from screen.models import ScreenEvent
-from tests.screen.conftest import DAY, run_collect, serve
+from tests.screen.conftest import DAY, collected_events
 
 pytestmark = pytest.mark.django_db
 Seg = scripts.Segment
@@ -35,12 +32,5 @@ def test_a_confirmation_email_in_an_unmapped_mail_program_confirms_the_booking_i
         Seg(app="Postbird", window="Room booking R-55120 — Postbird", text=LETTER, seconds=90),
         Seg(app="Notes", window="Notes", text="thesis outline\nline {n}", seconds=300),
     ]
-    server = serve(segments)
-    client = screen_client(server)
-    try:
-        server.now = server.session.end + timedelta(minutes=20)
-        run_collect(user, server, client, now=server.now)
-    finally:
-        server.stop()
-    (event,) = ScreenEvent.objects.filter(owner=user).visible()
+    (event,) = collected_events(user, screen_client, segments)
     assert event.outcome == "confirmed" and event.started_at == DAY
