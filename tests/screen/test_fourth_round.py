@@ -118,8 +118,8 @@ def test_a_match_in_a_game_named_like_a_notes_program_is_still_a_match():
     duel = _span(
         "Notes Duel",
         windows=["Notes Duel"],
-        seen=["Riddle 4/12", "You: 30 pts", "Marisol: 20 pts", "A. Copper", "B. Tin"],
-        anchors=["Marisol lost"],
+        seen=["Riddle 4/12", "You: 30 pts", "Wilhelmina: 20 pts", "A. Copper", "B. Tin"],
+        anchors=["Wilhelmina lost"],
     )
     got = read_span(duel, owner_names=NOBODY)
     assert (got.family, got.outcome) == ("game.match", "win")
@@ -137,7 +137,7 @@ def test_words_said_as_a_banner_leaves_go_to_the_call_on_screen_next_not_the_ban
     call = ("Huddlebox", "Rota planning — Huddlebox", "Rota planning\nParticipants (3)\nMute\nLeave")
     f = Feeder().repeat(0, 300, 10, *call).say(120, "Can you take Tuesdays?", "Noa Brill", "Output")
     f.frames((300, "Notification Center", "", "Calendar\nDentist tomorrow 9:00"))
-    f.say(430, "Tuesdays it is then", "Owen", "Input").repeat(430, 600, 10, *call)
+    f.say(430, "Tuesdays it is then", "Tadeusz", "Input").repeat(430, 600, 10, *call)
     f.say(470, "Great, that's decided", "Noa Brill", "Output")
     (meeting,) = [s for s in f.spans() if s["app"] == "Huddlebox"]
     assert [s["text"] for s in meeting["speech"]] == [
