@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(databases=[])
 def test_the_owner_and_the_other_speaker_become_roles_with_their_possessives():
     out = mask_conversation(
         ["How's the organ coming on, Oona?", "Oona's new pipes arrived, and Tomasz's van broke down."],
-        owner_name="Oona Halloran",
+        owner_name="Oona Ballantyne",
         speaker_names=["Tomasz"],
     )
     assert out[0] == f"How's the organ coming on, {OWNER}?"
@@ -21,7 +21,7 @@ def test_the_owner_and_the_other_speaker_become_roles_with_their_possessives():
 
 
 def test_a_lower_case_name_from_speech_recognition_is_masked_too():
-    (out,) = mask_conversation(["yeah oona said she'd call"], owner_name="Oona Halloran")
+    (out,) = mask_conversation(["yeah oona said she'd call"], owner_name="Oona Ballantyne")
     assert "oona" not in out.lower() and OWNER in out
 
 

@@ -51,8 +51,8 @@ def test_annotate_reads_only_the_turns_of_candidates_and_their_neighbours(monkey
         return np.tile(np.arange(len(texts), dtype=np.float32)[:, None], (1, 4))
 
     monkeypatch.setattr(turn_reader, "encode_turns", fake_encode)
-    turns = [TurnIn(i, "Oona Halloran" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)]
-    day = DayInput(owner_name="Oona Halloran", conversations=[ConversationIn(None, turns)])
+    turns = [TurnIn(i, "Oona Ballantyne" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)]
+    day = DayInput(owner_name="Oona Ballantyne", conversations=[ConversationIn(None, turns)])
     cands = [_candidate(4)]
     turn_reader.annotate(day, cands, reader=_reader())
     assert len(read) == 3 and read[1].startswith("[OWNER]: Turn 4")
@@ -74,8 +74,8 @@ def test_a_reader_without_a_claim_head_masks_no_claim(monkeypatch):
     monkeypatch.setattr(masking, "mask_conversation", counting)
     monkeypatch.setattr(turn_reader, "encode_turns", lambda texts: np.ones((len(texts), 4), dtype=np.float32))
     monkeypatch.setattr(turn_reader, "encode_claims", lambda pairs: pytest.fail("read a claim"))
-    turns = [TurnIn(i, "Oona Halloran" if i % 2 == 0 else "Pádraig", i % 2 == 0, f"Turn {i} here.") for i in range(6)]
-    day = DayInput(owner_name="Oona Halloran", conversations=[ConversationIn(None, turns)])
+    turns = [TurnIn(i, "Oona Ballantyne" if i % 2 == 0 else "Pádraig", i % 2 == 0, f"Turn {i} here.") for i in range(6)]
+    day = DayInput(owner_name="Oona Ballantyne", conversations=[ConversationIn(None, turns)])
     cands = [_candidate(k) for k in (0, 2, 4)]
     turn_reader.annotate(day, cands, reader=_reader())
     assert len(masked) == 1 and len(masked[0]) == len(turns)
