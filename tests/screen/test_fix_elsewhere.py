@@ -15,31 +15,14 @@ Seg = scripts.Segment
 
 def _course(site: str, topic: str, result: str) -> list[scripts.Segment]:
     url = f"https://{site.lower()}.test/course/"
+    pages = [
+        ("lesson-2", f"Lesson 2: {topic}", f"Lesson 2 of 9: {topic}\nReading time 6 min\nNext", 240),
+        ("quiz-2", f"Quiz: {topic}", f"Quiz: {topic}\nQuestion 4 of 8\nSubmit answer", 240),
+        ("result-2", f"Results: {topic}", f"{result}\nReview answers\nBack to course", 60),
+    ]
     return [
-        Seg(
-            app="Firefox",
-            url=url + "lesson-2",
-            window=f"Lesson 2: {topic} · {site}",
-            text=f"Lesson 2 of 9: {topic}\nReading time 6 min\nNext",
-            seconds=240,
-            every=10,
-        ),
-        Seg(
-            app="Firefox",
-            url=url + "quiz-2",
-            window=f"Quiz: {topic} · {site}",
-            text=f"Quiz: {topic}\nQuestion 4 of 8\nSubmit answer",
-            seconds=240,
-            every=10,
-        ),
-        Seg(
-            app="Firefox",
-            url=url + "result-2",
-            window=f"Results: {topic} · {site}",
-            text=f"{result}\nReview answers\nBack to course",
-            seconds=60,
-            every=10,
-        ),
+        Seg(app="Firefox", url=url + slug, window=f"{title} · {site}", text=text, seconds=seconds, every=10)
+        for slug, title, text, seconds in pages
     ]
 
 
