@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import sys
 
+LEFT_BEHIND_SECONDS = 5
+
 
 def setup(username: str, base_url: str, api_key: str) -> dict:
     from django.contrib.auth import get_user_model
@@ -36,15 +38,25 @@ def _duplicates(qs, *fields) -> int:
 
 
 def _server_leftovers() -> dict:
+    """Sessions and locks left behind. A live worker is briefly idle inside its own short transactions (the broker's
+    dequeue, a pass's commit), so only what has stayed so for LEFT_BEHIND_SECONDS counts: what a dead process
+    left never moves again."""
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FILTER (WHERE state LIKE 'idle in transaction%%'), count(*) FILTER (WHERE state = "
-            "'active' AND pid <> pg_backend_pid()) FROM pg_stat_activity WHERE datname = current_database()"
+            "SELECT count(*) FILTER (WHERE state LIKE 'idle in transaction%%' AND state_change < now() - "
+            "make_interval(secs => %s)), count(*) FILTER (WHERE state = 'active' AND pid <> pg_backend_pid()) "
+            "FROM pg_stat_activity WHERE datname = current_database()",
+            [LEFT_BEHIND_SECONDS],
         )
         idle_in_tx, active = cursor.fetchone()
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+            "AND l.pid <> pg_backend_pid() AND a.state <> 'active' AND a.state_change < now() - "
+            "make_interval(secs => %s)",
+            [LEFT_BEHIND_SECONDS],
+        )
         advisory = cursor.fetchone()[0]
     return {"idle_in_transaction": idle_in_tx, "other_active": active, "advisory_locks": advisory}
 
