@@ -1,0 +1,101 @@
+"""Mechanisms behind the fifth round's failure classes, each on programs, sites and words no generated session
+uses: a verb's noun followed by a state is a status line, every family takes the general words for its own
+outcome, an activity that showed no outcome of its own is made by the answer that names it, and an activity keeps
+its family when a later screen continues it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from screen.events.families import family_outcome
+from screen.events.outcomes import read_outcome
+from screen.imitation import scripts
+from tests.screen.conftest import DAY, collected_events
+
+Seg = scripts.Segment
+
+
+@pytest.mark.parametrize(
+    ("line", "word"),
+    [
+        ("Download complete", "success"),
+        ("Checkout successful", "success"),
+        ("Share complete", "success"),
+        ("Rerun unsuccessful", "declined"),
+    ],
+)
+def test_a_verbs_noun_followed_by_a_state_is_a_status_line_not_a_button(line, word):
+    got = read_outcome(line)
+    assert got is not None and got.word == word
+
+
+@pytest.mark.parametrize("line", ["Complete download", "Checkout now", "Share results", "Download receipt"])
+def test_a_button_still_puts_its_verb_first(line):
+    assert read_outcome(line) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "family", "word"),
+    [
+        ("Your bid was accepted", "purchase.order", "confirmed"),
+        ("Paid in full: kayak rental", "purchase.order", "confirmed"),
+        ("Standing order accepted", "finance.transfer", "paid"),
+        ("E-ticket sent to your inbox", "travel.check_in", "confirmed"),
+        ("Referral letter sent to the clinic", "health.appointment", "confirmed"),
+        ("Consignment in transit", "purchase.order", "shipped"),
+        ("Thanks for shopping with Tallowmere!", "purchase.order", "confirmed"),
+    ],
+)
+def test_every_family_takes_the_general_words_for_its_own_outcome(line, family, word):
+    got = read_outcome(line)
+    assert got is not None and family_outcome(got.word, family) == word
+
+
+NURSERY = {"app": "Fernhollow Nursery"}
+POSTBIRD_LETTER = (
+    "Inbox (2)\nFernhollow Nursery\nAbout your order KP-48213\nFrom: Fernhollow <hello@fernhollow.test>\n"
+    "To: grower@post.test\nOrder KP-48213 delivered to your porch\nReply\nForward"
+)
+
+
+@pytest.mark.django_db
+def test_an_order_whose_page_said_nothing_readable_is_made_by_the_answer_that_names_it(user, screen_client):
+    segments = [
+        Seg(
+            **NURSERY,
+            window="Your basket — Fernhollow Nursery",
+            text="Your basket\nFig tree 3L\nSubtotal 41.00\nProceed to checkout",
+            seconds=240,
+        ),
+        Seg(
+            **NURSERY,
+            window="Order KP-48213 — Fernhollow Nursery",
+            text="We'll start packing order KP-48213\nOrder total 41.00",
+            seconds=60,
+        ),
+        Seg(app="Notes", window="Notes", text="pruning notes\nline {n}", seconds=300, pause=5 * 3600),
+        Seg(app="Postbird", window="About your order KP-48213 — Postbird", text=POSTBIRD_LETTER, seconds=90),
+        Seg(app="Notes", window="Notes", text="pruning notes\nline {n}", seconds=300),
+    ]
+    (event,) = collected_events(user, screen_client, segments)
+    assert (event.event_type, event.outcome, event.started_at) == ("purchase.order", "delivered", DAY)
+    assert event.ended_at > DAY + timedelta(hours=5)
+
+
+@pytest.mark.django_db
+def test_an_order_keeps_its_family_when_a_status_screen_on_the_phone_continues_it(user, screen_client):
+    phone = {"app": "Phone Screen", "window": "Pixel"}
+    segments = [
+        Seg(
+            **phone, text="Tallowmere\nYour basket\nBeeswax wraps x3\nSubtotal 18.50\nProceed to checkout", seconds=240
+        ),
+        Seg(**phone, text="Tallowmere\nOrder QT-55012 placed\nOrder total 18.50", seconds=60),
+        Seg(app="Notes", window="Notes", text="candle notes\nline {n}", seconds=300, pause=3 * 3600),
+        Seg(**phone, text="Tallowmere\nQT-55012\nQT-55012 is on its way\nHelp", seconds=60),
+        Seg(app="Notes", window="Notes", text="candle notes\nline {n}", seconds=300),
+    ]
+    (event,) = collected_events(user, screen_client, segments)
+    assert (event.event_type, event.outcome) == ("purchase.order", "shipped")
+    assert event.attributes["family"] == "purchase.order"  # what the API answers as the event's family
