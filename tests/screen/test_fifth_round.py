@@ -99,3 +99,30 @@ def test_an_order_keeps_its_family_when_a_status_screen_on_the_phone_continues_i
     (event,) = collected_events(user, screen_client, segments)
     assert (event.event_type, event.outcome) == ("purchase.order", "shipped")
     assert event.attributes["family"] == "purchase.order"  # what the API answers as the event's family
+
+
+def test_words_said_as_the_notification_centre_opens_wait_for_the_call_not_the_centre():
+    from tests.screen.test_span_tracking import Feeder
+
+    call = ("Moorline", "Allotment rota — Moorline", "Allotment rota\nParticipants (2)\nMute\nLeave")
+    f = Feeder().repeat(0, 300, 10, *call).say(60, "Shall we split the plots?", "Ravi Tanaka", "Output")
+    f.frames((300, "Notification Center", "", "Calendar\nSeed swap at noon"))
+    f.say(305, "Can you hear the echo?", "Ravi Tanaka", "Output")  # after four silent minutes, the centre open
+    f.frames((310, "Notification Center", "", "Calendar\nSeed swap at noon"))
+    f.repeat(320, 500, 10, *call)
+    (meeting,) = [s for s in f.spans() if s["app"] == "Moorline"]
+    assert [s["text"] for s in meeting["speech"]] == ["Shall we split the plots?", "Can you hear the echo?"]
+
+
+def test_a_caption_with_the_owners_first_name_is_read_only_once_the_call_has_ended():
+    from screen.events.reading import read_span
+    from tests.screen.test_families_and_reading import _span
+
+    seen = ["Plot review", "Participants (3)", "Mute", "Leave call", "Mira: Shall we move the compost bins?"]
+    heard = {"at": "2026-05-04T10:12:00+00:00", "text": "Shall we move the compost bins?", "speaker": "Mira Quell"}
+    owner = frozenset({"mira", "holt"})  # the owner is Mira Holt; another Mira is on the call
+    going = _span("Moorline", windows=["Plot review — Moorline"], seen=seen, reason=None)
+    assert [s.role for s in read_span(going, owner_names=owner).speech] == []  # its audio has not arrived yet
+    ended = _span("Moorline", windows=["Plot review — Moorline"], seen=seen, speech=[{**heard, "device": "Output"}])
+    said = read_span(ended, owner_names=owner).speech
+    assert [(s.text, s.role) for s in said] == [("Shall we move the compost bins?", "other_person")]
