@@ -84,6 +84,7 @@ _PHRASES = (  # multi-word outcomes, matched before single words
     (re.compile(r"^(read|seen)( at)? \d{1,2} \d{2}\b"), DELIVERED),  # a message's receipt: "Read 10:42"
     (re.compile(r"\bout for delivery\b|\bon (its|the) way\b|\bin transit\b"), SHIPPED),
     (re.compile(r"\binsufficient funds\b"), DECLINED),
+    (re.compile(r"\bdelivery (is |was |has been )?(complete|completed|successful|done)\b"), DELIVERED),
     (re.compile(r"\b(not|\w*n't|no longer) (be )?(moving forward|proceeding|progressing)\b"), DECLINED),
     (re.compile(r"\b(not|n't) (been )?(selected|chosen|shortlisted)\b"), DECLINED),
     (re.compile(r"\binvite you (to|for) an? (interview|call)\b|\boffer you (the|a|an) "), ACCEPTED),

@@ -45,6 +45,7 @@ def test_a_button_still_puts_its_verb_first(line):
         ("E-ticket sent to your inbox", "travel.check_in", "confirmed"),
         ("Referral letter sent to the clinic", "health.appointment", "confirmed"),
         ("Consignment in transit", "purchase.order", "shipped"),
+        ("Delivery complete: 2 sacks of bark mulch", "purchase.order", "delivered"),
         ("Thanks for shopping with Tallowmere!", "purchase.order", "confirmed"),
     ],
 )
@@ -126,3 +127,33 @@ def test_a_caption_with_the_owners_first_name_is_read_only_once_the_call_has_end
     ended = _span("Moorline", windows=["Plot review — Moorline"], seen=seen, speech=[{**heard, "device": "Output"}])
     said = read_span(ended, owner_names=owner).speech
     assert [(s.text, s.role) for s in said] == [("Shall we move the compost bins?", "other_person")]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Fine, we'll proceed with the canvas awning.",
+        "Let's stick with the current ferry operator.",
+        "Done deal: the choir meets in the crypt.",
+        "The barge trip is the plan then.",
+    ],
+)
+def test_a_decision_closed_in_other_words_is_recognised(sentence):
+    from screen.events.decisions import decides
+
+    assert decides(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "So what's the plan then",
+        "Is that the plan",
+        "We can't proceed with the awning until the council replies.",
+        "Should we stick with the ferry?",
+    ],
+)
+def test_a_question_or_a_put_off_is_still_no_decision(sentence):
+    from screen.events.decisions import decides
+
+    assert not decides(sentence)
