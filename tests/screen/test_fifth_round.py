@@ -157,3 +157,19 @@ def test_a_question_or_a_put_off_is_still_no_decision(sentence):
     from screen.events.decisions import decides
 
     assert not decides(sentence)
+
+
+def test_the_variety_probes_pools_hold_nothing_the_generator_draws():
+    from bench._screen_variety import OVERRIDES
+    from screen.imitation.generator import commerce, distractors, leisure, people, vocab, work
+
+    drawn = {
+        item
+        for module in (commerce, distractors, leisure, people, vocab, work)
+        for value in vars(module).values()
+        if isinstance(value, tuple | list)
+        for item in value
+        if isinstance(item, str | tuple)
+    }
+    shared = {item for items in OVERRIDES.values() for item in items if item in drawn}
+    assert len(OVERRIDES) >= 15 and shared <= {""}  # the empty ending: a call that just closes
