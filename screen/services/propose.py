@@ -358,7 +358,7 @@ class ProposalPass:
         event = self._answered(span, reading.final, reading)
         if event is None and (oc := read_outcome(reading.final["line"])) is not None:
             event = self._unanswered(span, reading.final, reading, oc)
-        return event is not None and bool(reading.ids & set((event.attributes or {}).get("ids") or []))
+        return event is not None and _names_its_ids(event.attributes or {}, span, reading)
 
     def _answered(self, span: dict, anchor: dict, reading: SpanReading) -> ScreenEvent | None:
         start = parse_ts(anchor["at"])
@@ -374,7 +374,7 @@ class ProposalPass:
             attrs = event.attributes or {}
             if event.event_type.startswith(MESSAGES) or attrs.get("ctx") == span["ctx"]:
                 continue
-            if reading.ids & set(attrs.get("ids") or []) or _named_in(attrs, text):
+            if _names_its_ids(attrs, span, reading) or _named_in(attrs, text):
                 return event
         return None
 
@@ -606,6 +606,19 @@ def _moment(span: dict, reading: SpanReading) -> dict:
         frame, at = span["last_frame"], span["last"]
     title = next((w for w in span["windows"] if w), span["app"])
     return {"line": title, "at": at, "frame": frame}
+
+
+def _names_its_ids(attrs: dict, span: dict, reading: SpanReading) -> bool:
+    """The span names one of the event's identifiers: one it reads as an identifier too, or the very code shown
+    as it was ("Your application (QXUAEB)" after a page that labelled it "Reference QXUAEB"), whatever its letters."""
+    theirs = set(attrs.get("ids") or [])
+    if reading.ids & theirs:
+        return True
+    shown = {w for line in span["seen"].values() for w in _CODE_TOKEN.findall(line)}
+    return bool(shown & theirs)
+
+
+_CODE_TOKEN = re.compile(r"(?<![\w-])[A-Z0-9][A-Z0-9-]{3,}(?![\w-])")  # written in capitals and digits, as shown
 
 
 def _named_in(attrs: dict, text: str) -> bool:

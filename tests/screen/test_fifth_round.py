@@ -173,3 +173,31 @@ def test_the_variety_probes_pools_hold_nothing_the_generator_draws():
     }
     shared = {item for items in OVERRIDES.values() for item in items if item in drawn}
     assert len(OVERRIDES) >= 15 and shared <= {""}  # the empty ending: a call that just closes
+
+
+GARDEN = {"app": "Phone Screen", "window": "Pixel"}  # a mirrored phone: its window names only the device
+ANSWER = (
+    "Inbox (3)\nHollyfield Allotments\nYour plot application (AUDELO)\nFrom: Hollyfield <plots@hollyfield.test>\n"
+    "To: grower@post.test\nYour application has been approved\nReply\nForward"
+)
+
+
+@pytest.mark.django_db
+def test_an_answer_naming_the_code_its_application_showed_settles_it_whatever_the_codes_letters(user, screen_client):
+    segments = [
+        Seg(
+            **GARDEN,
+            text="Hollyfield\nPlot application\nPersonal details\nDeclaration\nSubmit application",
+            seconds=240,
+        ),
+        Seg(
+            **GARDEN,
+            text="Hollyfield\nApplication submitted\nReference AUDELO",
+            seconds=60,
+        ),
+        Seg(app="Notes", window="Notes", text="seed list\nline {n}", seconds=300, pause=14 * 3600),
+        Seg(app="Postbird", window="Your plot application (AUDELO) — Postbird", text=ANSWER, seconds=90),
+        Seg(app="Notes", window="Notes", text="seed list\nline {n}", seconds=300),
+    ]
+    (event,) = collected_events(user, screen_client, segments)
+    assert (event.event_type, event.outcome, event.started_at) == ("forms.application", "accepted", DAY)
