@@ -388,8 +388,9 @@ class ProposalPass:
     ) -> ScreenEvent | None:
         """An earlier span that showed no outcome and shares an identifier with this one (the order placed, the
         check-in done) began the activity this span settles: it becomes the activity's event, from its own start.
-        A message answering it (``elsewhere``) is read elsewhere; a status page may be the same site's."""
-        if not reading.ids or not word:
+        A message answering it (``elsewhere``) is read elsewhere; a status page may be the same site's. A match or a
+        call is its own activity: a lobby that showed the same code began nothing of it."""
+        if not reading.ids or not word or word in CONTEST or is_standalone(reading.family):
             return None
         start = at or parse_ts(span["start"])
         ended = (
