@@ -13,6 +13,7 @@ from screen.events.families import family_outcome
 from screen.events.outcomes import read_outcome
 from screen.imitation import scripts
 from tests.screen.conftest import DAY, collected_events
+from tests.screen.test_span_tracking import _at
 
 Seg = scripts.Segment
 
@@ -201,3 +202,34 @@ def test_an_answer_naming_the_code_its_application_showed_settles_it_whatever_th
     ]
     (event,) = collected_events(user, screen_client, segments)
     assert (event.event_type, event.outcome, event.started_at) == ("forms.application", "accepted", DAY)
+
+
+@pytest.mark.parametrize(
+    ("url", "site"),
+    [
+        ("https://shop.kelpandcoil.co.nz/basket", "kelpandcoil.co.nz"),
+        ("https://tidewell.com.au/tides", "tidewell.com.au"),
+        ("https://bookings.saltrow.co.uk/", "saltrow.co.uk"),
+        ("https://www.brinehaven.org/", "brinehaven.org"),
+        ("http://127.0.0.1:3030/search", "127.0.0.1"),
+    ],
+)
+def test_a_site_is_its_registered_domain_under_a_two_label_public_suffix(url, site):
+    from screen.events.families import site_of
+
+    assert site_of(url) == site
+
+
+def test_two_sites_under_the_same_country_suffix_are_two_activities_in_one_browser():
+    from tests.screen.test_span_tracking import Feeder
+
+    kelp = ("Lynx", "Basket — Kelp and Coil — Lynx")
+    brine = ("Lynx", "Moorings — Brinehaven — Lynx")
+    f = Feeder().repeat(0, 240, 10, *kelp, "Kelp and Coil\nYour basket\nSea salt 500g", "https://kelpandcoil.co.nz/b")
+    f.frames((240, *kelp, "Kelp and Coil\nOrder KC-20931 placed", "https://kelpandcoil.co.nz/done"))
+    f.repeat(250, 500, 10, *brine, "Brinehaven\nMoorings\nBerth 12 free", "https://brinehaven.co.nz/moor")
+    f.frames((500, *brine, "Brinehaven\nBerth BH-55102 reserved", "https://brinehaven.co.nz/done")).settle(4000)
+    assert [(s["start"], s["ctx"]) for s in f.spans()] == [
+        (_at(0), "lynx|kelpandcoil.co.nz"),
+        (_at(250), "lynx|brinehaven.co.nz"),
+    ]
