@@ -427,8 +427,11 @@ class ProposalPass:
     def _answer(self, event: ScreenEvent, span: dict, anchor: dict, word: str, detail: str) -> None:
         at = anchor.get("seen_until") or anchor["at"]
         if word == event.outcome or (event.attributes or {}).get("outcome_at", "") >= anchor["at"]:
-            # The same outcome, or no newer than the one the event has (this very answer, read again)
+            # The same outcome, or no newer than the one the event has (this very answer, read again): the answer
+            # still on screen later than last read (a message read for minutes) extends the activity to then.
             self._evidence(event, span, anchor, EventEvidence.Role.CONTEXT, image=False)
+            if word == event.outcome and event.ended_at and parse_ts(at) > event.ended_at:
+                ScreenEvent.objects.filter(pk=event.pk).update(ended_at=parse_ts(at))
             return
         attrs = dict(event.attributes or {})
         attrs.update(

@@ -233,3 +233,31 @@ def test_two_sites_under_the_same_country_suffix_are_two_activities_in_one_brows
         (_at(0), "lynx|kelpandcoil.co.nz"),
         (_at(250), "lynx|brinehaven.co.nz"),
     ]
+
+
+@pytest.mark.django_db
+def test_an_answer_read_for_minutes_across_a_collect_extends_its_activity_to_the_last_moment_on_screen(
+    user, screen_client
+):
+    from screen.models import ScreenEvent
+    from tests.screen.conftest import run_collect, serve
+
+    segments = [
+        Seg(**GARDEN, text="Hollyfield\nPlot application\nDeclaration\nSubmit application", seconds=240),
+        Seg(**GARDEN, text="Hollyfield\nApplication submitted\nReference AUDELO", seconds=60),
+        Seg(app="Notes", window="Notes", text="seed list\nline {n}", seconds=300, pause=14 * 3600),
+        Seg(app="Postbird", window="Your plot application (AUDELO) — Postbird", text=ANSWER, seconds=240),
+        Seg(app="Notes", window="Notes", text="seed list\nline {n}", seconds=300),
+    ]
+    letter_at = DAY + timedelta(seconds=600 + 14 * 3600)
+    server = serve(segments)
+    try:
+        client = screen_client(server)
+        for now in (letter_at + timedelta(seconds=60), server.session.end + timedelta(minutes=20)):
+            server.now = now
+            run_collect(user, server, client, now=now)
+    finally:
+        server.stop()
+    (event,) = ScreenEvent.objects.filter(owner=user).visible()
+    assert event.outcome == "accepted"
+    assert event.ended_at >= letter_at + timedelta(seconds=200)  # still on screen near its fourth minute
