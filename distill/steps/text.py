@@ -54,6 +54,7 @@ def run(ctx: PassContext) -> PassContext:
     turns = {u.index: u for conv in ctx.day.conversations for u in conv.turns} if ctx.day is not None else {}
     owner_names = {ctx.owner, ctx.day.owner_name if ctx.day is not None else ctx.owner_name}
     speakers = {str(i.candidate.features.get("speaker") or "") for i in ctx.items} | owner_names
+    nlp.parse(sorted({_DATE_ANCHOR.sub("", (i.candidate.content or "").strip()) for i in ctx.items}))  # batched
     for item in ctx.items:
         cand = item.candidate
         evidence = evidence_turns(cand, turns)
