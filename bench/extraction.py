@@ -559,7 +559,7 @@ def main(argv=None) -> int:
     parser.add_argument("--gate-only", action="store_true", help="only the gate model's cross-validated figures")
     parser.add_argument("--no-gate", action="store_true", help="skip the gate model's cross-validated figures")
     parser.add_argument(
-        "--no-turns", action="store_true", help="gate figures without the turn reader recipe (not shipped; slow)"
+        "--no-turns", action="store_true", help="gate figures without the comparison: the gate model without the turn reader"
     )
     parser.add_argument("--no-speed", action="store_true", help="gate figures without the speed measurement")
     parser.add_argument(

@@ -425,11 +425,15 @@ def fit_sampled_head(F, rows, sample):
     from sklearn.linear_model import LogisticRegression
 
     w = sample_weights(rows, sample)
+    from distill import turn_reader
+
     X = F[sample]
-    mean, scale = X.mean(0), X.std(0) + 1e-6
+    mean, scale = np.nanmean(X, 0), np.nanstd(X, 0) + 1e-6
     model = LogisticRegression(C=FROZEN_C, max_iter=500, tol=1e-5, solver="lbfgs")
     model.fit(
-        (X - mean) / scale, np.array([rows[i]["label"] for i in sample]), sample_weight=np.array([w[i] for i in sample])
+        turn_reader.standardise(X, mean, scale),
+        np.array([rows[i]["label"] for i in sample]),
+        sample_weight=np.array([w[i] for i in sample]),
     )
     return mean, scale, model.coef_[0].astype("float32"), float(model.intercept_[0])
 
@@ -448,7 +452,7 @@ def run(folds: list[int] | None, epochs: int, out: str = "", log=None) -> dict:
     wearers, units = fold_units(rows)
     weights, tokenizer = base_weights()
     inputs = tokenise(rows, tokenizer)
-    scalars = np.ascontiguousarray(F[:, -len(turn_reader.SCALARS) :])
+    scalars = np.ascontiguousarray(np.nan_to_num(F[:, -len(turn_reader.SCALARS) :]))  # a missing neighbour: 0
     t = time.perf_counter()
     states = cached_states(rows, inputs, weights)
     log(f"lower layers 0-{5 - TOP_LAYERS} over {len(rows)} turns: {time.perf_counter() - t:.0f} s")

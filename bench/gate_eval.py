@@ -1,13 +1,13 @@
 """The trust gate's figures for ``bench/extraction.py``, as issue 37 accepts them: **leave one wearer out**.
 
-For each of the six wearers of the labeled days, the shipped recipe (``bench/train_gate.py``: the gate model,
-trained on the days and the persona chats, its lines chosen as that script chooses them) is fitted on the other
+For each of the six wearers of the labeled days, the shipped recipe (``bench/train_turn_model.py``: the turn
+reader and the gate model over it, trained on the days and the persona chats, lines per medium) is fitted on the other
 five with five sixths of the persona chats, its lines chosen inside those training folds (nested, the protocol
 of ``bench/train_turn_model.py``); every held-out wearer's figures are printed with the labeled-days reference
 matcher (accepted precision, accepted recall, accepted-or-queued recall, queue per 100 turns and its true share,
 traps accepted, memory texts failing the faithfulness check), then the persona chats fold by fold, then LoCoMo
 scored by the recipe fitted on every day and persona chat (never trained on). The same protocol then runs with
-the stricter per-wearer accept rule and with the turn reader (not shipped) for comparison. Then speed: model
+the gate model without the turn reader, and with the stricter per-wearer accept rule, for comparison. Then speed: model
 loads and a 2,000-turn day through parse, turn reader, model and gate; and the size the repository ships.
 """
 
@@ -20,7 +20,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 
 
 def _setup() -> None:
@@ -155,18 +154,22 @@ def print_folds(title: str, res: dict) -> list[str]:
     """Every held-out wearer's figures (and its sixth of the persona chats), LoCoMo, and the misses."""
     misses = []
     print(f"\n{title}")
-    print("| held-out wearer (fold) | lines (speech: accept / review / capped) | accepted precision | accepted recall "
-          "| acc.-or-queued recall | accepted | queued / 100 turns | queued true | traps accepted | turn AUC "
-          "| unfaithful texts (quoted / written) |")
+    print(
+        "| held-out wearer (fold) | lines (speech: accept / review / capped) | accepted precision | accepted recall "
+        "| acc.-or-queued recall | accepted | queued / 100 turns | queued true | traps accepted | turn AUC "
+        "| unfaithful texts (quoted / written) |"
+    )
     print("|" + "---|" * 11)
     recalls = []
     for f in res["folds"]:
         d = f["days"]
         lines = " / ".join(f"{x:.3f}" for x in f["lines"])
-        print(f"| {f['wearer_fold']} | {lines} | {_fmt(tuple(d['precision']))} | {_fmt(tuple(d['recall_acc']))} | "
-              f"{_fmt(tuple(d['recall_any']))} | {d['accepted']} | {d['queued_per_100']:.2f} | "
-              f"{_fmt(tuple(d['queued_true']))} | {d['traps_accepted']} | {f.get('turn_auc') or '—'} | "
-              f"{_faithful(d)} |")
+        print(
+            f"| {f['wearer_fold']} | {lines} | {_fmt(tuple(d['precision']))} | {_fmt(tuple(d['recall_acc']))} | "
+            f"{_fmt(tuple(d['recall_any']))} | {d['accepted']} | {d['queued_per_100']:.2f} | "
+            f"{_fmt(tuple(d['queued_true']))} | {d['traps_accepted']} | {f.get('turn_auc') or '—'} | "
+            f"{_faithful(d)} |"
+        )
         prec = _rate(d["precision"])
         if prec is None or prec < ACCEPTANCE["wearer_precision"]:
             misses.append(f"wearer {f['wearer_fold']}: accepted precision {_fmt(tuple(d['precision']))} < 0.90")
@@ -181,21 +184,29 @@ def print_folds(title: str, res: dict) -> list[str]:
     precs = [_rate(f["days"]["precision"]) for f in res["folds"]]
     known = [p for p in precs if p is not None]
     mean_recall = sum(recalls) / max(len(recalls), 1)
-    print(f"\nDays: mean accepted recall {mean_recall:.2f} (spread {min(recalls):.2f}–{max(recalls):.2f}); "
-          f"accepted precision spread {min(known, default=0):.2f}–{max(known, default=0):.2f} "
-          f"({sum(p is None for p in precs)} folds accepted nothing)")
+    print(
+        f"\nDays: mean accepted recall {mean_recall:.2f} (spread {min(recalls):.2f}–{max(recalls):.2f}); "
+        f"accepted precision spread {min(known, default=0):.2f}–{max(known, default=0):.2f} "
+        f"({sum(p is None for p in precs)} folds accepted nothing)"
+    )
     if mean_recall < ACCEPTANCE["days_mean_recall"]:
         misses.append(f"days: mean accepted recall {mean_recall:.2f} < 0.30")
-    print("\n| persona fold | lines (text) | accepted precision | strict | accepted recall | acc.-or-queued recall | queued / 100 turns "
-          "| queued true | attribution errors | unfaithful texts (quoted / written) |")
+    print(
+        "\n| persona fold | lines (text) | accepted precision | strict | accepted recall | acc.-or-queued recall | queued / 100 turns "
+        "| queued true | attribution errors | unfaithful texts (quoted / written) |"
+    )
     print("|" + "---|" * 10)
     for f in res["folds"]:
         p = f["persona"]
         text_lines = " / ".join(f"{x:.3f}" for x in f.get("persona_lines", f["lines"]))
-        print(f"| {f['wearer_fold']} | {text_lines} | {_fmt(tuple(p['precision']))} | {_fmt(tuple(p['precision_strict']))} | "
-              f"{_fmt(tuple(p['recall_acc']))} | {_fmt(tuple(p['recall_any']))} | {p['queued_per_100']:.2f} | "
-              f"{_fmt(tuple(p['queued_true']))} | {_fmt(tuple(p['attribution_errors']))} | {_faithful(p)} |")
-    pp = {k: _sum(tuple(f["persona"][k]) for f in res["folds"]) for k in ("precision", "recall_acc", "attribution_errors")}
+        print(
+            f"| {f['wearer_fold']} | {text_lines} | {_fmt(tuple(p['precision']))} | {_fmt(tuple(p['precision_strict']))} | "
+            f"{_fmt(tuple(p['recall_acc']))} | {_fmt(tuple(p['recall_any']))} | {p['queued_per_100']:.2f} | "
+            f"{_fmt(tuple(p['queued_true']))} | {_fmt(tuple(p['attribution_errors']))} | {_faithful(p)} |"
+        )
+    pp = {
+        k: _sum(tuple(f["persona"][k]) for f in res["folds"]) for k in ("precision", "recall_acc", "attribution_errors")
+    }
     print(f"| all | | {_fmt(pp['precision'])} | | {_fmt(pp['recall_acc'])} | | | | {_fmt(pp['attribution_errors'])} |")
     if (_rate(pp["precision"]) or 0) < ACCEPTANCE["persona_precision"]:
         misses.append(f"persona: accepted precision {_fmt(pp['precision'])} < 0.95")
@@ -204,14 +215,18 @@ def print_folds(title: str, res: dict) -> list[str]:
     if (_rate(pp["attribution_errors"]) or 0) > ACCEPTANCE["attribution"]:
         misses.append(f"persona: attribution errors {_fmt(pp['attribution_errors'])} > 1%")
     loc = res["locomo"]
-    print(f"\nLoCoMo (never trained on; lines {' / '.join(f'{x:.3f}' for x in loc['lines'])}): accepted recall "
-          f"{_fmt(tuple(loc['recall_acc']))}, accepted-or-queued {_fmt(tuple(loc['recall_any']))}, "
-          f"accepted matching an observation {_fmt(tuple(loc['precision']))} (grounded {_fmt(tuple(loc['grounded']))}), "
-          f"{loc['accepted']} accepted, {loc['queued']} queued, attribution errors {_fmt(tuple(loc['attribution_errors']))}"
-          f", turn AUC {loc.get('turn_auc') or '—'}, unfaithful texts {_faithful(loc)}")
-    for name, figures in [("days", f["days"]) for f in res["folds"]] + [("persona", f["persona"]) for f in res["folds"]] + [
-        ("locomo", loc)
-    ]:
+    print(
+        f"\nLoCoMo (never trained on; lines {' / '.join(f'{x:.3f}' for x in loc['lines'])}): accepted recall "
+        f"{_fmt(tuple(loc['recall_acc']))}, accepted-or-queued {_fmt(tuple(loc['recall_any']))}, "
+        f"accepted matching an observation {_fmt(tuple(loc['precision']))} (grounded {_fmt(tuple(loc['grounded']))}), "
+        f"{loc['accepted']} accepted, {loc['queued']} queued, attribution errors {_fmt(tuple(loc['attribution_errors']))}"
+        f", turn AUC {loc.get('turn_auc') or '—'}, unfaithful texts {_faithful(loc)}"
+    )
+    for name, figures in (
+        [("days", f["days"]) for f in res["folds"]]
+        + [("persona", f["persona"]) for f in res["folds"]]
+        + [("locomo", loc)]
+    ):
         if figures.get("unfaithful") and figures["unfaithful"][0]:
             misses.append(f"{name}: {figures['unfaithful'][0]} memory texts fail the faithfulness check")
     return misses
@@ -227,9 +242,9 @@ def print_saved(path: str) -> int:
     import json
 
     results = json.loads(Path(path).read_text())
-    misses = print_folds("Turn reader + gate model (not shipped)", results["turns"])
+    misses = print_folds("Turn reader + gate model (the shipped recipe)", results["turns"])
     if "baseline" in results:
-        print_folds("Today's gate model alone (no turn reader), same protocol", results["baseline"])
+        print_folds("The gate model without the turn reader, same protocol", results["baseline"])
     print("\nAcceptance on the held-out folds: " + ("all met" if not misses else "NOT met:"))
     for m in misses:
         print(" -", m)
@@ -237,25 +252,30 @@ def print_saved(path: str) -> int:
 
 
 def report(*, refresh: bool = False, with_speed: bool = True, baseline: bool = True, turns: bool = True) -> int:
-    """The acceptance of issue 37, on the shipped recipe (``bench/train_gate.py``: the gate model, its lines
-    chosen as that script chooses them, here inside each training fold); then the same model with the stricter
-    per-wearer accept rule, and the turn reader + gate model (not shipped), under one protocol."""
+    """The acceptance of issue 37, on the shipped recipe (``bench/train_turn_model.py``: the turn reader and the
+    gate model over it, lines per medium chosen inside each training fold); then, for comparison, the same gate
+    model without the turn reader (``turns``) and with the stricter per-wearer accept rule (``baseline``)."""
     _setup()
     from bench import train_turn_model
 
     started = time.perf_counter()
     ctx = train_turn_model.context(refresh, claims=train_turn_model.CLAIMS)
-    shipped = train_turn_model.evaluate(ctx, with_turns=False, quiet=True, line_rule="set")
-    print(f"\nTrust gate, leave one wearer out ({len(ctx['wearers'])} folds, nested lines; "
-          f"{time.perf_counter() - started:.0f}s)")
-    misses = print_folds("The shipped gate model (bench/train_gate.py's recipe, lines chosen inside the training folds)",
-                         shipped)
+    shipped = train_turn_model.evaluate(ctx, with_turns=True, quiet=True, line_rule="set")
+    print(
+        f"\nTrust gate, leave one wearer out ({len(ctx['wearers'])} folds, nested lines; "
+        f"{time.perf_counter() - started:.0f}s)"
+    )
+    misses = print_folds(
+        "The shipped gate: turn reader + gate model (bench/train_turn_model.py's recipe, lines chosen "
+        "inside the training folds)",
+        shipped,
+    )
+    if turns:
+        plain = train_turn_model.evaluate(ctx, with_turns=False, quiet=True, line_rule="set")
+        print_folds("The gate model without the turn reader (bench/train_gate.py's recipe)", plain)
     if baseline:
         wearer = train_turn_model.evaluate(ctx, with_turns=False, quiet=True, line_rule="wearer")
-        print_folds("The same model, accept line by wearer (every training wearer ≥ 0.90)", wearer)
-    if turns:
-        res = train_turn_model.evaluate(ctx, with_turns=True, quiet=True, line_rule="set")
-        print_folds("Turn reader + gate model (not shipped), lines per medium as shipped", res)
+        print_folds("Without the turn reader, accept line by wearer (every training wearer ≥ 0.90)", wearer)
     print("\nAcceptance on the held-out folds (the shipped recipe): " + ("all met" if not misses else "NOT met:"))
     for m in misses:
         print(" -", m)

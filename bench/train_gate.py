@@ -708,6 +708,15 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(gate_model.ARTIFACT))
     parser.add_argument("--card", default=str(CARD))
     args = parser.parse_args(argv)
+    from distill import turn_reader
+
+    if turn_reader.ARTIFACT.exists() and Path(args.out).resolve() == gate_model.ARTIFACT.resolve():
+        print(
+            "error: the shipped gate model is trained over the turn reader: run bench/train_turn_model.py --write "
+            "(or give this recipe another --out)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         records, turns, sources, _, wearers = load_development(args.refresh)
     except (OSError, ValueError, KeyError) as exc:

@@ -43,7 +43,9 @@ from bench import gate_data, train_gate, turn_data  # noqa: E402
 from distill.conversation import Medium  # noqa: E402
 
 TRAIN_SETS = ("days", "persona")
-TURN_C_GRID = (0.002,)  # the turn head's C; the grid (0.002, 0.006, 0.02) chose 0.002 in every nested selection run (folds 1-2), and three values did not fit the shared cores' time
+TURN_C_GRID = (
+    0.002,
+)  # the turn head's C; the grid (0.002, 0.006, 0.02) chose 0.002 in every nested selection run (folds 1-2), and three values did not fit the shared cores' time
 CLAIM_C_GRID = (0.003, 0.01, 0.03)  # the claim head's
 CLAIM_FEATURE = "t:claim"
 CAND_C = train_gate.C
@@ -123,7 +125,15 @@ def load_everything(refresh: bool = False, *, claims: bool = True) -> dict:
     if claims:
         vectors = turn_data.claim_pairs(records, turns, [r["turn_row"] for r in records])
         C = np.hstack([vectors, F[[r["turn_row"] for r in records], : vectors.shape[1]]])
-    return {"turns": turns, "F": F, "C": C, "records": records, "turn_counts": turn_counts, "persona_gold": gold, "data": data}
+    return {
+        "turns": turns,
+        "F": F,
+        "C": C,
+        "records": records,
+        "turn_counts": turn_counts,
+        "persona_gold": gold,
+        "data": data,
+    }
 
 
 def wearer_of(rec_or_row: dict, days_by_date: dict) -> str:
@@ -172,10 +182,17 @@ def inner_turn_logits(ctx: dict, train_units: list[str], train_turns: list[int],
         aucs = []
         for held in train_units:
             head = fit_turn_head(F, turns, [i for i in train_turns if t_units[i] != held], c)
-            rows = sorted({i for i in train_turns if t_units[i] == held} | {records[i]["turn_row"] for i in train_recs if r_units[i] == held})
+            rows = sorted(
+                {i for i in train_turns if t_units[i] == held}
+                | {records[i]["turn_row"] for i in train_recs if r_units[i] == held}
+            )
             z = turn_logits(F, head, rows)
             logits.update(zip(rows, (float(x) for x in z), strict=True))
-            scored = [(turns[i]["label"], float(x)) for i, x in zip(rows, z, strict=True) if turns[i]["set"] == "days" and turns[i]["label"] is not None]
+            scored = [
+                (turns[i]["label"], float(x))
+                for i, x in zip(rows, z, strict=True)
+                if turns[i]["set"] == "days" and turns[i]["label"] is not None
+            ]
             if len({y for y, _ in scored}) == 2:
                 aucs.append(roc_auc_score([y for y, _ in scored], [x for _, x in scored]))
         score = float(np.mean(aucs)) if aucs else 0.0
@@ -221,7 +238,9 @@ def inner_claim_logits(ctx: dict, train_units: list[str], train_recs: list[int])
             scored = [
                 (records[i]["label"], float(x))
                 for i, x in zip(rows, z, strict=True)
-                if records[i]["set"] == "days" and records[i]["label"] is not None and train_gate.decidable(_view(records[i]))
+                if records[i]["set"] == "days"
+                and records[i]["label"] is not None
+                and train_gate.decidable(_view(records[i]))
             ]
             if len({y for y, _ in scored}) == 2:
                 aucs.append(roc_auc_score([y for y, _ in scored], [x for _, x in scored]))
@@ -236,24 +255,30 @@ def fit_turn_head(F, turns: list[dict], idx, c: float):
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
+    from distill import turn_reader
+
     idx = [i for i in idx if turns[i]["label"] is not None]
     X = F[idx]
     y = np.array([turns[i]["label"] for i in idx])
     balance = set_balance([turns[i]["set"] for i in idx], list(y))
     w = np.array([turns[i]["weight"] * balance[turns[i]["set"]] for i in idx])
-    mean = X.mean(0)
-    scale = X.std(0) + 1e-6
+    mean = np.nanmean(X, 0)  # a missing neighbour (NaN) is read as the average (turn_reader.standardise)
+    scale = np.nanstd(X, 0) + 1e-6
     model = LogisticRegression(C=c, max_iter=500, tol=1e-5, solver="lbfgs")
-    model.fit((X - mean) / scale, y, sample_weight=w)
+    model.fit(turn_reader.standardise(X, mean, scale), y, sample_weight=w)
     return mean, scale, model.coef_[0].astype("float32"), float(model.intercept_[0])
 
 
 def turn_logits(F, head, idx):
+    from distill import turn_reader
+
     mean, scale, coef, intercept = head
-    return ((F[idx] - mean) / scale) @ coef + intercept
+    return turn_reader.standardise(F[idx], mean, scale) @ coef + intercept
 
 
-def candidate_features(records: list[dict], turn_logit: dict[int, float] | None, claim_logit: dict[int, float] | None = None):
+def candidate_features(
+    records: list[dict], turn_logit: dict[int, float] | None, claim_logit: dict[int, float] | None = None
+):
     from distill import gate_model
 
     out = []
@@ -516,6 +541,29 @@ def turn_auc(ctx, head_turn: dict[int, float] | None, units: list[str]) -> float
     return round(roc_auc_score(y, [head_turn[i] for i in idx]), 3) if len(set(y)) == 2 else None
 
 
+def opening_shift(ctx, head, units: list[str], wearer: str) -> float | None:
+    """How the held fold's fact turns read when they open their conversation: the mean change of their logit when
+    the turns before them are cut (what a short exchange or a typed chat that opens with the fact looks like).
+    Near 0 when the head reads the turn on its words, negative when it learned that openers are greetings."""
+    import numpy as np
+
+    from distill import turn_reader
+
+    turns, F = ctx["turns"], ctx["F"]
+    idx = [i for i, t in enumerate(turns) if units[i] == wearer and t["label"] == 1 and t["position"] > 0]
+    if not idx or head is None:
+        return None
+    dim = (F.shape[1] - len(turn_reader.SCALARS)) // 3
+    cut = F[idx].copy()
+    cut[:, dim : 2 * dim] = np.nan
+    first_scalar = 3 * dim
+    for name in ("prev_question", "prev_same_speaker"):
+        cut[:, first_scalar + turn_reader.SCALARS.index(name)] = np.nan
+    mean, scale, coef, intercept = head
+    opened = turn_reader.standardise(cut, mean, scale) @ coef + intercept
+    return round(float(np.mean(opened - turn_logits(F, head, idx))), 3)
+
+
 def evaluate(
     ctx: dict, *, with_turns: bool, quiet: bool = False, folds=None, locomo: bool = True, line_rule: str = "wearer"
 ) -> dict:
@@ -567,6 +615,7 @@ def evaluate(
         if with_turns and res["held_turn"]:
             days_turns = {i: z for i, z in res["held_turn"].items() if ctx["turns"][i]["set"] == "days"}
             fold["turn_auc"] = turn_auc(ctx, days_turns, r_units)
+            fold["opening_shift"] = opening_shift(ctx, res["head"], ctx["units"]["turn"], wearer)
         out["folds"].append(fold)
         if not quiet:
             print(json.dumps(fold, default=str), flush=True)
@@ -600,7 +649,9 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", action="store_true", help="the same protocol without the turn head")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "var" / "turn_eval.json"))
-    parser.add_argument("--folds", default="", help="comma-separated 1-based folds (a part of the run, for parallel runs)")
+    parser.add_argument(
+        "--folds", default="", help="comma-separated 1-based folds (a part of the run, for parallel runs)"
+    )
     parser.add_argument("--no-locomo", action="store_true")
     parser.add_argument("--claims", action="store_true", default=CLAIMS, help="with the claim head")
     parser.add_argument("--card", action="store_true", help="rewrite the card and the artifacts' figures from --out")
@@ -672,8 +723,12 @@ def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> No
         "",
         "The claim head (`t:claim`: each candidate's claim read after its turn) is built by `--claims` and read by the "
         "runtime when an artifact has it; "
-        + ("this one has it." if reader.get("claim_head") else "this artifact has none: reading every candidate of "
-           "the three sets did not fit the shared cores' time when it was trained, so it was not measured."),
+        + (
+            "this one has it."
+            if reader.get("claim_head")
+            else "this artifact has none: reading every candidate of "
+            "the three sets did not fit the shared cores' time when it was trained, so it was not measured."
+        ),
         "",
         "## Sources and licences",
         "",
@@ -736,8 +791,11 @@ def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> No
                 f"{d['traps_accepted']} | {text_lines} | {_pct(p['precision'])} | {_pct(p['recall_acc'])} |"
             )
         loc = res["locomo"]
-        lines += ["", f"LoCoMo (fitted on all days and persona chats): accepted recall {_pct(loc['recall_acc'])}, "
-                  f"accepted matching an observation {_pct(loc['precision'])}."]
+        lines += [
+            "",
+            f"LoCoMo (fitted on all days and persona chats): accepted recall {_pct(loc['recall_acc'])}, "
+            f"accepted matching an observation {_pct(loc['precision'])}.",
+        ]
     lines.append("")
     path.write_text("\n".join(lines), encoding="utf-8")
 
@@ -793,7 +851,9 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
     locomo = {"lines": loc_lines, **locomo_figures(loc_recs, decide(loc_recs, res["p"], loc_lines))}
     locomo["turn_auc"] = turn_auc(ctx, res["held_turn"], ctx["units"]["record"])
     print(json.dumps({"locomo": locomo}, default=str), flush=True)
-    Path(ROOT / "var" / "turn_eval_locomo.json").write_text(json.dumps({"turns": {"folds": [], "locomo": locomo}}, default=str))
+    Path(ROOT / "var" / "turn_eval_locomo.json").write_text(
+        json.dumps({"turns": {"folds": [], "locomo": locomo}}, default=str)
+    )
     mean, scale, coef, intercept = res["head"]
     turns = ctx["turns"]
     trained = [t for t in turns if t["set"] in TRAIN_SETS]
@@ -807,6 +867,7 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
         }
         for name in TRAIN_SETS
     }
+
     def rounded(part) -> dict:
         m, sc, co, b = part
         return {
@@ -835,8 +896,15 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
             "scalars": list(turn_reader.SCALARS),
             "claim": ["the claim read after its turn (pooled over the claim's word pieces)", "the turn"],
         },
-        "model": {"kind": "logistic regression", "C": res["turn_c"], "C_grid": list(TURN_C_GRID), "standardised": True,
-                  "class_weight": "per set, equal", "claim_C": res["claim_c"], "claim_C_grid": list(CLAIM_C_GRID)},
+        "model": {
+            "kind": "logistic regression",
+            "C": res["turn_c"],
+            "C_grid": list(TURN_C_GRID),
+            "standardised": True,
+            "class_weight": "per set, equal",
+            "claim_C": res["claim_c"],
+            "claim_C_grid": list(CLAIM_C_GRID),
+        },
         "training_data": {"counts": counts, "excluded": "LoCoMo (CC BY-NC): measured, never trained on"},
     }
     model = res["model"]
@@ -903,7 +971,9 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
             "review": review,
             "capped": capped,
             "by_medium": {m: {"accept": x, "review": r, "capped": c} for m, (x, r, c) in sorted(res["lines"].items())},
-            "sets_by_medium": {m: sorted(n for n in TRAIN_SETS if train_gate.MEDIUM[n] == m) for m in sorted(res["lines"])},
+            "sets_by_medium": {
+                m: sorted(n for n in TRAIN_SETS if train_gate.MEDIUM[n] == m) for m in sorted(res["lines"])
+            },
             "target_precision": TARGET_PRECISION,
             "max_queued_per_100_turns": train_gate.MAX_QUEUED_PER_100,
             "min_queued_true": train_gate.MIN_QUEUED_TRUE,

@@ -29,10 +29,10 @@ from ledger.recall.embeddings import EmbeddingError
 
 logger = logging.getLogger(__name__)
 ARTIFACT = Path(__file__).resolve().parent / "data" / "turn_reader.json"
-FORMAT = "almanac-turn-reader/1"
+FORMAT = "almanac-turn-reader/2"
 MAX_TOKENS = 64  # a turn's first 64 word pieces: the cost of attention grows with the square of the length
 CLAIM_TOKENS = 32  # a candidate claim's, read after its turn
-SCALARS = ("is_owner", "owner_confidence", "question", "prev_question", "prev_same_speaker", "first", "last", "length")
+SCALARS = ("is_owner", "owner_confidence", "question", "prev_question", "prev_same_speaker", "length")
 _lock = threading.Lock()
 
 
@@ -82,11 +82,14 @@ class TurnRow:
 
 
 def features(rows: Sequence[TurnRow], vectors: np.ndarray) -> np.ndarray:
-    """One row per turn: its vector, the previous and next turn's in the same conversation (zeros at the
-    ends), and the scalars (``SCALARS``)."""
+    """One row per turn: its vector, the previous and next turn's in the same conversation, and the scalars
+    (``SCALARS``). What a missing neighbour would say is NaN, and ``standardise`` reads NaN as the training
+    average: a turn that opens or closes a conversation is read on its own words, never by its place. (A head
+    that learned position read an opening statement as unlikely to be a fact: long recorded talk opens with a
+    greeting, but a short exchange or a typed chat often opens with the fact.)"""
     n, dim = vectors.shape
-    prev = np.zeros_like(vectors)
-    nxt = np.zeros_like(vectors)
+    prev = np.full_like(vectors, np.nan)
+    nxt = np.full_like(vectors, np.nan)
     scalars = np.zeros((n, len(SCALARS)), dtype=np.float32)
     order = sorted(range(n), key=lambda i: (rows[i].conversation, rows[i].position))
     for k, i in enumerate(order):
@@ -101,13 +104,16 @@ def features(rows: Sequence[TurnRow], vectors: np.ndarray) -> np.ndarray:
             float(r.is_owner),
             float(r.owner_confidence),
             float("?" in r.text),
-            float(before is not None and "?" in rows[before].text),
-            float(before is not None and rows[before].is_owner == r.is_owner),
-            float(before is None),
-            float(after is None),
+            float("?" in rows[before].text) if before is not None else np.nan,
+            float(rows[before].is_owner == r.is_owner) if before is not None else np.nan,
             math.log1p(len(re.findall(r"\w+", r.text))) / 4.0,
         ]
     return np.hstack([vectors, prev, nxt, scalars]).astype(np.float32)
+
+
+def standardise(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """(x − mean) / scale, with a missing value (NaN) at 0: the average of the training rows."""
+    return np.nan_to_num((x - mean) / scale, nan=0.0)
 
 
 @dataclass
@@ -124,7 +130,7 @@ class Head:
         return cls(*(np.array(head[k], dtype=np.float32) for k in ("mean", "scale", "coef")), float(head["intercept"]))
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        return ((x - self.mean) / self.scale) @ self.coef + self.intercept
+        return standardise(x, self.mean, self.scale) @ self.coef + self.intercept
 
 
 @dataclass
@@ -153,7 +159,7 @@ class TurnReader:
         )
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
-        return ((feats - self.mean) / self.scale) @ self.coef + self.intercept
+        return standardise(feats, self.mean, self.scale) @ self.coef + self.intercept
 
     def read(self, rows: Sequence[TurnRow], masked: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(logits, vectors) of the turns (``masked``: their texts after ``distill.masking``)."""
@@ -189,7 +195,9 @@ def _read_claims(reader, day, mine, at, texts, rows, vectors, speakers_of) -> np
         return np.zeros(len(mine), dtype=np.float32)
     pairs = []
     for c, k in zip(mine, at, strict=True):
-        (claim,) = mask_conversation([c.content], owner_name=day.owner_name, speaker_names=speakers_of[c.evidence.first_index])
+        (claim,) = mask_conversation(
+            [c.content], owner_name=day.owner_name, speaker_names=speakers_of[c.evidence.first_index]
+        )
         pairs.append((turn_input(texts[k], rows[k].is_owner), claim))
     return reader.read_claims(pairs, vectors[at] if at else vectors[:0])
 

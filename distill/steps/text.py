@@ -34,6 +34,7 @@ CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"}
 PRONOUN_STAND_INS = {"others", "themself", "someone"}
 FINITE = {"VBZ", "VBP", "VBD", "MD"}
 SUBJECTS = {"nsubj", "nsubjpass", "expl", "csubj"}
+COMPARATIVE_MARKS = {"as", "than"}  # a clause they open may leave its subject out
 MAX_QUOTE = 400  # characters of a quote; a longer sentence is cut at a word boundary with "…"
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DATE_ANCHOR = re.compile(rf" \((?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?\)")  # distill.extraction.dates.anchor's
@@ -54,6 +55,7 @@ def run(ctx: PassContext) -> PassContext:
     turns = {u.index: u for conv in ctx.day.conversations for u in conv.turns} if ctx.day is not None else {}
     owner_names = {ctx.owner, ctx.day.owner_name if ctx.day is not None else ctx.owner_name}
     speakers = {str(i.candidate.features.get("speaker") or "") for i in ctx.items} | owner_names
+    nlp.parse(sorted({_DATE_ANCHOR.sub("", (i.candidate.content or "").strip()) for i in ctx.items}))  # batched
     for item in ctx.items:
         cand = item.candidate
         evidence = evidence_turns(cand, turns)
@@ -173,10 +175,22 @@ def _grammar(doc, names: set[str] = frozenset()) -> str:
         if why:
             return why
     for tok in doc:
-        why = _numeral(tok)
+        why = _numeral(tok) or _clause_without_subject(tok)
         if why:
             return why
     return ""
+
+
+def _clause_without_subject(tok) -> str:
+    """A finite clause hung on the sentence that has no subject of its own ("Kofi is still working on the boat are
+    looking up": the rewrite kept the verb of a clause whose subject it dropped). A clause joined by "and" shares
+    its subject ("… fixes boats and sells them"), and a comparison may leave it out ("… earlier than was planned")."""
+    if tok.dep_ not in ("advcl", "ccomp") or nlp.subject_of(tok) is not None:
+        return ""
+    finite = tok if tok.tag_ in FINITE else next((a for a in _auxiliaries(tok) if a.tag_ in FINITE), None)
+    if finite is None or any(c.dep_ == "mark" and c.lower_ in COMPARATIVE_MARKS for c in tok.children):
+        return ""
+    return f"'{finite.text} {tok.text}' has no subject" if finite is not tok else f"'{tok.text}' has no subject"
 
 
 _THIRD_SINGULAR = frozenset({"she", "he", "it"})

@@ -43,6 +43,11 @@ def texts_of(*turns: tuple[str, str], owner: str = OWNER) -> list[tuple[str, str
         ("Ilse's brother Anssi blows glass in Nuutajärvi.", ["My brother Anssi blows glass in Nuutajärvi."]),
         ("Ilse and others are moving the hives on Sunday (March 8).", ["We're moving the hives on Sunday."]),
         ("Ilse grew up in Vardø.", ["Where did you grow up?", "Vardø."]),
+        # clauses with a subject of their own, one shared through "and", one a comparison may leave out
+        ("Ilse heard the lighthouse is closing in May.", ["I heard the lighthouse is closing in May."]),
+        ("Ilse mends nets and sells them at the quay.", ["I mend nets and sell them at the quay."]),
+        ("Ilse finished the kiln earlier than was planned.", ["I finished the kiln earlier than was planned."]),
+        ("Ilse moved to Vardø because it was cheaper.", ["I moved to Vardø because it was cheaper."]),
         (
             'Ilse said: "Honestly, I can\'t stand the smell of smoked herring."',
             ["Um, honestly, I can't stand the smell of smoked herring."],
@@ -71,6 +76,14 @@ def test_a_rewrite_made_of_the_turns_words_that_reads_as_a_sentence_is_faithful(
         ("In Tromsø was Ilse a teacher of physics.", ["In Tromsø was I teacher of physics."], ""),
         # a contraction the rewrite could not read, left in the first person
         ("I'ma be at Ilse's auntie's cabin till Sunday.", ["I'ma be at my auntie's cabin till Sunday."], "pronoun"),
+        # a clause whose subject the rewrite dropped, kept with its own verb
+        (
+            "Ilse is still working on the hull are looking up.",
+            ["I'm still working on the hull, things are looking up."],
+            "has no subject",
+        ),
+        ("Ilse moved to Vardø because was cheaper.", ["I moved to Vardø because it was cheaper."], "has no subject"),
+        ("Don't fret, Ilse is no better at knots.", ["Don't fret, I'm no better at knots."], "has no subject"),
         # a word nobody said
         ("Ilse works as a fishmonger.", ["And your trade, then?", "Fish. Twenty years on the quay."], "'works'"),
         ('Ilse said: "I sell halibut."', ["I sell cod, mostly."], "quote not in the evidence"),
@@ -182,9 +195,14 @@ def test_a_learners_numeral_becomes_their_own_words_quoted(db):
 
 
 def test_an_answer_without_a_verb_is_quoted_with_its_question(db):
-    got = texts_of(("Birgitta Holm", "And what keeps you busy up there?"), ("me", "Bees. Forty colonies up the valley."))
+    got = texts_of(
+        ("Birgitta Holm", "And what keeps you busy up there?"), ("me", "Bees. Forty colonies up the valley.")
+    )
     texts = [t for t, _ in got]
-    assert 'Birgitta Holm asked: "And what keeps you busy up there?" Ilse said: "Bees. Forty colonies up the valley."' in texts
+    assert (
+        'Birgitta Holm asked: "And what keeps you busy up there?" Ilse said: "Bees. Forty colonies up the valley."'
+        in texts
+    )
 
 
 def test_a_plain_rewrite_is_kept(db):

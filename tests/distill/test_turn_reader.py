@@ -29,10 +29,29 @@ def test_neighbours_come_from_the_same_conversation_only():
     vectors = np.eye(3, 4, dtype=np.float32)
     f = turn_reader.features(rows, vectors)
     assert f.shape == (3, 12 + len(turn_reader.SCALARS))
-    assert (f[0, 8:12] == vectors[2]).all() and (f[0, 4:8] == 0).all()  # next of a:0 is a:1, no previous
-    assert (f[1, 4:12] == 0).all()  # b has no neighbour
+    assert (f[0, 8:12] == vectors[2]).all() and np.isnan(f[0, 4:8]).all()  # next of a:0 is a:1, no previous
+    assert np.isnan(f[1, 4:12]).all()  # b has no neighbour
     scalars = dict(zip(turn_reader.SCALARS, f[2, 12:], strict=True))
-    assert scalars["question"] == 1.0 and scalars["last"] == 1.0 and scalars["is_owner"] == 0.0
+    assert scalars["question"] == 1.0 and scalars["prev_same_speaker"] == 0.0 and scalars["is_owner"] == 0.0
+
+
+def test_a_turn_that_opens_its_conversation_is_read_on_its_words_not_its_place():
+    """A head that learned position read a fact stated first ("I'm vegetarian, what can I cook?") as unlikely:
+    long recorded talk opens with greetings. What a missing neighbour would say now reads as the training
+    average, so an opener scores as if an average turn came before it, whatever the head's weights."""
+    dim = 4
+    width = 3 * dim + len(turn_reader.SCALARS)
+    mean = np.full(width, 0.3, dtype=np.float32)  # an average previous turn is not a zero vector
+    coef = np.zeros(width, dtype=np.float32)
+    coef[dim : 2 * dim] = 2.0  # the head leans on the previous turn...
+    coef[3 * dim + turn_reader.SCALARS.index("prev_same_speaker")] = -1.0  # ...and on who said it
+    reader = turn_reader.TurnReader("turn-test", mean, np.ones(width), coef, -1.0, {})
+    rows = [
+        turn_reader.TurnRow("a", 0, True, 1.0, "I keep bees on the roof."),
+        turn_reader.TurnRow("a", 1, False, 1.0, "Bees?"),
+    ]
+    logits = reader.logits(turn_reader.features(rows, np.full((2, dim), 0.3, dtype=np.float32)))
+    assert logits[0] == pytest.approx(-1.0)  # the intercept: no place penalty for opening
 
 
 def _candidate(index: int) -> Candidate:
@@ -51,7 +70,9 @@ def test_annotate_reads_only_the_turns_of_candidates_and_their_neighbours(monkey
         return np.tile(np.arange(len(texts), dtype=np.float32)[:, None], (1, 4))
 
     monkeypatch.setattr(turn_reader, "encode_turns", fake_encode)
-    turns = [TurnIn(i, "Oona Ballantyne" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)]
+    turns = [
+        TurnIn(i, "Oona Ballantyne" if i % 2 == 0 else "SPEAKER_01", i % 2 == 0, f"Turn {i} here.") for i in range(10)
+    ]
     day = DayInput(owner_name="Oona Ballantyne", conversations=[ConversationIn(None, turns)])
     cands = [_candidate(4)]
     turn_reader.annotate(day, cands, reader=_reader())
