@@ -1,6 +1,6 @@
 """Screen events measured two ways: generated sessions judged against their truth, and an 8-hour day's timing.
 
-    python bench/screen.py [--sessions 300] [--seed S] [--partition measure|dev] [--failures] [--kind K]
+    python bench/screen.py [--sessions 300] [--seed S] [--partition measure|dev] [--failures] [--kind K] [--variety]
                            [--every 2.0] [--hours 8] [--tracemalloc] [--no-day] [--no-sessions]
 
 **Generated sessions** (``screen.imitation.generator``): ``--sessions`` sessions of ``--seed`` drawn from the
@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0, help="index of the first session")
     parser.add_argument("--kind", default="", help="only sessions whose activities include this kind")
     parser.add_argument("--failures", action="store_true", help="list every failing session")
+    parser.add_argument("--variety", action="store_true", help="dev only: invented pools (bench/_screen_variety.py)")
     parser.add_argument("--no-day", action="store_true")
     parser.add_argument("--no-sessions", action="store_true")
     args = parser.parse_args()
@@ -91,6 +92,12 @@ def bench_sessions(args) -> None:
     from screen.imitation.generator.report import print_report, run_sessions
 
     seed = MEASURE_SEED if args.seed is None else args.seed
+    if args.variety:
+        if args.partition != "dev":
+            raise SystemExit("--variety is a development probe: use it with --partition dev")
+        from bench._screen_variety import install
+
+        install()
     sessions = generate(seed, args.sessions, args.partition, first=args.first)
     if args.kind:
         sessions = [s for s in sessions if args.kind in s.kinds]

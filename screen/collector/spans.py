@@ -207,7 +207,10 @@ class SpanTracker:
         return ended
 
     def _hear_waiting(self, span: dict, item: Item) -> None:
-        """Speech heard just before any frame showed where (a call's first words): the span on screen now."""
+        """Speech heard just before any frame showed where (a call's first words): the span on screen now, unless
+        that is the notification centre (a banner holds no conversation: the words wait for the next frame)."""
+        if is_notification(span["app"]):
+            return
         waiting = self.state.pop("unheard", None) or []
         for said in waiting:
             if item.at - parse_ts(said["at"]) <= CONVERSATION_GAP:

@@ -1,13 +1,13 @@
 """Was something decided on a call? Read from what was said, with the English parser (``distill``'s spaCy).
 
 A sentence records a decision when it is a statement (not a question), and either
-- commits to an option: "go with / go ahead with", "lock in", "sign off on" in any tense, not negated and not
-  inside a clause that puts it off ("before we ...", "until ...", "if ...");
+- commits to an option: "go with / go ahead with", "proceed with", "stick with", "lock in", "sign off on" in any
+  tense, not negated and not inside a clause that puts it off ("before we ...", "until ...", "if ...");
 - or reports a deliberation as done: decide, agree, settle, choose, pick, approve, finalise, confirm in the past
   tense or as a participle ("we've decided on", "that's settled", "then it is approved"), not negated, not put
   off; the same verbs in the present or future ("we can decide next week") are a decision still to make;
-- or names the choice the way people close a discussion: "<option> it is", "Decision: <option>", "Final answer:
-  <option>".
+- or names the choice the way people close a discussion: "<option> it is", "<option> is the plan", "Decision:
+  <option>", "Final answer: <option>", "Done deal: <option>".
 Proposals ("what if we went with ..."), deferrals ("let's park this") and commitments to do something ("I'll send
 the slides") are not decisions. Pure apart from the parser; no database.
 """
@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import re
 
-COMMIT = {"go": {"with", "ahead"}, "lock": {"in"}, "sign": {"off"}}
+COMMIT = {"go": {"with", "ahead"}, "lock": {"in"}, "sign": {"off"}, "proceed": {"with"}, "stick": {"with"}}
 DELIBERATE = frozenset("decide agree settle choose pick approve finalize finalise confirm".split())
 PUT_OFF_MARKS = frozenset("before until unless if when once whether".split())
-_CLOSING = re.compile(r"\b(it is|it's)( then)?\W*$|^\W*(final (answer|call|decision)|decision|decided)\s*:", re.I)
+_CLOSING = re.compile(
+    r"\b(it is|it's)( then)?\W*$|^\W*(final (answer|call|decision)|decision|decided)\s*:|^\W*done deal\b"
+    r"|^(?!.*\b(what|which|who|how|why|where|when)\b)(?!\W*is\b).*\b(is|'s) the plan( then)?\W*$",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 

@@ -81,10 +81,24 @@ def host_of(url: str) -> str:
         return ""
 
 
+@functools.lru_cache(maxsize=1)
+def _public_suffixes():
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList(only_icann=True)  # the list ships with the package: no download
+
+
+_ADDRESS = re.compile(r"[\d.]+|[0-9a-f:]*:[0-9a-f:]*")  # an IP address names no registered domain
+
+
+@functools.lru_cache(maxsize=8192)  # every frame's URL asks
 def site_of(url: str) -> str:
-    """The registered domain, roughly (last two labels): ``app.example.com`` -> ``example.com``."""
-    parts = [p for p in host_of(url).split(".") if p]
-    return ".".join(parts[-2:]) if len(parts) >= 2 else (parts[0] if parts else "")
+    """The registered domain: ``app.example.com`` -> ``example.com``, ``shop.kelp.co.nz`` -> ``kelp.co.nz`` (the
+    public suffix from the Public Suffix List, so two sites under ``co.nz`` or ``com.au`` are two sites)."""
+    host = host_of(url).strip(".")
+    if not host or "." not in host or _ADDRESS.fullmatch(host):
+        return host
+    return _public_suffixes().privatesuffix(host) or host
 
 
 def app_words(app: str) -> set[str]:

@@ -82,12 +82,16 @@ _PHRASES = (  # multi-word outcomes, matched before single words
     (re.compile(r"\b(did not|didn't|not) pass\b"), FAILURE),
     (re.compile(r"\bchecked in\b"), CONFIRMED),
     (re.compile(r"^(read|seen)( at)? \d{1,2} \d{2}\b"), DELIVERED),  # a message's receipt: "Read 10:42"
-    (re.compile(r"\bout for delivery\b|\bon (its|the) way\b"), SHIPPED),
+    (re.compile(r"\bout for delivery\b|\bon (its|the) way\b|\bin transit\b"), SHIPPED),
     (re.compile(r"\binsufficient funds\b"), DECLINED),
+    (re.compile(r"\bdelivery (is |was |has been )?(complete|completed|successful|done)\b"), DELIVERED),
     (re.compile(r"\b(not|\w*n't|no longer) (be )?(moving forward|proceeding|progressing)\b"), DECLINED),
     (re.compile(r"\b(not|n't) (been )?(selected|chosen|shortlisted)\b"), DECLINED),
     (re.compile(r"\binvite you (to|for) an? (interview|call)\b|\boffer you (the|a|an) "), ACCEPTED),
-    (re.compile(r"\bthanks? (you )?for (your )?(order|purchase|booking|payment|applying|application)\b"), CONFIRMED),
+    (
+        re.compile(r"\bthanks? (you )?for (your )?(order|purchase|booking|payment|applying|application|shopping)\b"),
+        CONFIRMED,
+    ),
     (re.compile(r"\b(you're|you are) all set\b"), CONFIRMED),
     (re.compile(r"\bwent through\b|\b(is|now) live\b|\brolled out\b"), SUCCESS),
     (re.compile(r"\btimed out\b"), FAILURE),
@@ -171,10 +175,14 @@ def is_control(toks: list[str], line: str) -> bool:
         return True
     if not toks or toks[0] not in CONTROL_VERBS or len(toks) > 4:
         return False
-    return not any(t.endswith("ed") or t in _PARTICIPLES for t in toks[1:])
+    return not any(t.endswith("ed") or t in _PARTICIPLES or t in _STATES for t in toks[1:])
 
 
 _PARTICIPLES = frozenset("sent paid won lost done drawn shown gone".split())
+# Adjectives that report a state after the noun they describe: a verb's noun form ("Download", "Check-in",
+# "Order", "Checkout") followed by one is a status line ("Download complete", "Check-in successful"), not a
+# button; a button puts the verb first and its object after ("Complete purchase").
+_STATES = frozenset("complete successful unsuccessful".split())
 
 
 def _negated(toks: list[str], i: int, line: str = "") -> bool:

@@ -336,7 +336,9 @@ def _speech(span: dict, owner_names: frozenset[str], family: str = "") -> list[S
     out = []
     items = list(span.get("speech", []))
     heard = {normalize_line(s["text"]) for s in items}
-    if family.startswith("meeting."):
+    # Captions are read once the call's span has ended: while it goes on, a caption may be on screen before the
+    # audio of the same words has arrived, and its first name alone may be the owner's or another person's.
+    if family.startswith("meeting.") and span.get("reason"):
         for line in span["seen"].values():
             m = _CAPTION.match(line)
             # A caption of words the audio heard adds nothing, and its first name alone may be anyone's.

@@ -49,7 +49,7 @@ from screen.events.outcomes import (
     read_outcome,
     tokens,
 )
-from screen.events.reading import SpanReading, numbers, read_span, title_for
+from screen.events.reading import SpanReading, ids_in, numbers, read_span, title_for
 from screen.models import Assertion, EventEvidence, ScreenEvent, Signal
 from screen.services import evidence
 from screen.services.store import AssertionDraft, EventDraft, append_assertions, attach_evidence, create_event, revise
@@ -60,6 +60,7 @@ ROUTINE = timedelta(minutes=10)
 SAME_APP_HORIZON = timedelta(hours=2)
 LINK_HORIZON = timedelta(days=3)
 STALE_AFTER = timedelta(hours=6)
+UNANSWERED_SCAN = 200  # ended spans looked through for the activity an answer names (3 days of them, roughly)
 PRIVATE = ("purchase", "finance")
 MESSAGES = "communication."  # mail and chat: how a later answer to an activity reaches the owner
 
@@ -135,6 +136,7 @@ class ProposalPass:
             if event is not None and reading.outcome == FAILURE and event.outcome != FAILURE:
                 self._more_evidence(event, span, reading)  # the problem seen elsewhere before it was fixed
                 return
+            event = event or self._begun_earlier(span, reading, reading.outcome)
             if event is not None:
                 self._continue(event, span, reading, ended=ended)
                 return
@@ -210,6 +212,7 @@ class ProposalPass:
         family = reading.family
         if base is not None and not own:
             family = base.event_type  # the activity keeps the family it was first seen as
+            attrs["family"] = family  # (a status page on a mirrored phone types nothing on its own)
             if outcome == base.outcome:
                 title = base.title
         if outcome == RESOLVED and base is not None and base.outcome == FAILURE:
@@ -339,7 +342,7 @@ class ProposalPass:
         rank = {w: i for i, w in enumerate(ORDER)}
         for found in by_frame.values():
             anchor, oc = min(found, key=lambda f: rank.get(f[1].word, len(rank)))
-            event = self._answered(span, anchor, reading)
+            event = self._answered(span, anchor, reading) or self._unanswered(span, anchor, reading, oc)
             word = family_outcome(oc.word, event.event_type) if event is not None else ""
             if word == CONFIRMED == event.outcome and oc.polarity == POSITIVE:
                 # A good answer to what was submitted ("your application was successful") accepts it.
@@ -353,7 +356,9 @@ class ProposalPass:
         if reading.final is None or not reading.ids:
             return False
         event = self._answered(span, reading.final, reading)
-        return event is not None and bool(reading.ids & set((event.attributes or {}).get("ids") or []))
+        if event is None and (oc := read_outcome(reading.final["line"])) is not None:
+            event = self._unanswered(span, reading.final, reading, oc)
+        return event is not None and _names_its_ids(event.attributes or {}, span, reading)
 
     def _answered(self, span: dict, anchor: dict, reading: SpanReading) -> ScreenEvent | None:
         start = parse_ts(anchor["at"])
@@ -369,15 +374,64 @@ class ProposalPass:
             attrs = event.attributes or {}
             if event.event_type.startswith(MESSAGES) or attrs.get("ctx") == span["ctx"]:
                 continue
-            if reading.ids & set(attrs.get("ids") or []) or _named_in(attrs, text):
+            if _names_its_ids(attrs, span, reading) or _named_in(attrs, text):
                 return event
+        return None
+
+    def _unanswered(self, span: dict, anchor: dict, reading: SpanReading, oc) -> ScreenEvent | None:
+        """The activity an answer names that showed no outcome of its own (an order whose confirmation page said
+        nothing the lexicon reads, a check-in page that only said its pass was ready)."""
+        return self._begun_earlier(span, reading, oc.word, at=parse_ts(anchor["at"]), elsewhere=True)
+
+    def _begun_earlier(
+        self, span: dict, reading: SpanReading, word: str, *, at: datetime | None = None, elsewhere: bool = False
+    ) -> ScreenEvent | None:
+        """An earlier span that showed no outcome and shares an identifier with this one (the order placed, the
+        check-in done) began the activity this span settles: it becomes the activity's event, from its own start.
+        A message answering it (``elsewhere``) is read elsewhere; a status page may be the same site's. A match or a
+        call is its own activity: a lobby that showed the same code began nothing of it."""
+        if not reading.ids or not word or word in CONTEST or is_standalone(reading.family):
+            return None
+        start = at or parse_ts(span["start"])
+        ended = (
+            Signal.objects.owned_by(self.owner)
+            .filter(kind=Signal.Kind.SPAN_ENDED, processed=True)
+            .filter(occurred_at__lt=start, occurred_at__gte=start - LINK_HORIZON)
+            .order_by("-occurred_at")[:UNANSWERED_SCAN]
+        )
+        for sig in ended:
+            earlier = sig.data.get("span") or {}
+            if (
+                not earlier
+                or earlier.get("assistant")
+                or earlier["id"] == span["id"]
+                or is_notification(earlier["app"])
+            ):
+                continue
+            if elsewhere and earlier["ctx"] == span["ctx"]:
+                continue
+            if not reading.ids & ids_in(earlier["windows"] + [earlier["url"]] + list(earlier["seen"].values())):
+                continue
+            own = read_span(earlier, owner_names=self.owner_names)
+            if own.outcome or own.family.startswith(MESSAGES) or not family_outcome(word, own.family):
+                continue
+            if not elsewhere and earlier["ctx"] != span["ctx"] and own.family != reading.family:
+                continue
+            event = self._event_of(earlier)
+            if event is None:
+                self._create(earlier, own, ended=True)
+                event = self._event_of(earlier)
+            return event
         return None
 
     def _answer(self, event: ScreenEvent, span: dict, anchor: dict, word: str, detail: str) -> None:
         at = anchor.get("seen_until") or anchor["at"]
         if word == event.outcome or (event.attributes or {}).get("outcome_at", "") >= anchor["at"]:
-            # The same outcome, or no newer than the one the event has (this very answer, read again)
+            # The same outcome, or no newer than the one the event has (this very answer, read again): the answer
+            # still on screen later than last read (a message read for minutes) extends the activity to then.
             self._evidence(event, span, anchor, EventEvidence.Role.CONTEXT, image=False)
+            if word == event.outcome and event.ended_at and parse_ts(at) > event.ended_at:
+                ScreenEvent.objects.filter(pk=event.pk).update(ended_at=parse_ts(at))
             return
         attrs = dict(event.attributes or {})
         attrs.update(
@@ -556,6 +610,19 @@ def _moment(span: dict, reading: SpanReading) -> dict:
         frame, at = span["last_frame"], span["last"]
     title = next((w for w in span["windows"] if w), span["app"])
     return {"line": title, "at": at, "frame": frame}
+
+
+def _names_its_ids(attrs: dict, span: dict, reading: SpanReading) -> bool:
+    """The span names one of the event's identifiers: one it reads as an identifier too, or the very code shown
+    as it was ("Your application (QXUAEB)" after a page that labelled it "Reference QXUAEB"), whatever its letters."""
+    theirs = set(attrs.get("ids") or [])
+    if reading.ids & theirs:
+        return True
+    shown = {w for line in span["seen"].values() for w in _CODE_TOKEN.findall(line)}
+    return bool(shown & theirs)
+
+
+_CODE_TOKEN = re.compile(r"(?<![\w-])[A-Z0-9][A-Z0-9-]{3,}(?![\w-])")  # written in capitals and digits, as shown
 
 
 def _named_in(attrs: dict, text: str) -> bool:
