@@ -46,7 +46,7 @@ TOP_LAYERS = 1
 TURN_TOKENS = 32
 PREV_TOKENS = 10
 NEXT_TOKENS = 6
-PERSONA_CHATS = 150  # of the 300 the turn cache holds: the lower layers' cost on two shared cores
+PERSONA_CHATS = 150  # of the turn cache's (1,000 since 2026-12-07, 300 before): the lower layers' cost on 2 cores
 # Share of each set's negative turns the fine-tuned reader trains on (seeded; weights divided by the share):
 # the top layer's forward and backward pass per turn is what the 2-core budget cannot afford for every turn.
 NEGATIVE_SHARE = {"days": 0.5, "persona": 1 / 3}

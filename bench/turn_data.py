@@ -9,7 +9,7 @@ rewritten claim:
   (off-the-record elision, cleanup, redaction) runs first, as in the product, and a raw utterance maps to the
   cleaned turn that starts at or before it and shares its words (an elided one maps to nothing). Group = the
   wearer (leave one wearer out).
-- **persona** (Synthetic-Persona-Chat validation split, the first ``PERSONA_CONVERSATIONS``): a turn is positive
+- **persona** (Synthetic-Persona-Chat validation split, the first ``PERSONA_CONVERSATIONS``, all 1,000 since 2026-12-07): a turn is positive
   when it voices a persona line of its own speaker (``gate_data.voiced``: the reference matcher, containment ≥
   0.5); every other turn is an *unlabelled* negative, weighted ``PERSONA_UNLABELLED_WEIGHT`` (persona lists cover
   a fraction of what the generated speakers say about themselves). Group = the conversation.
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench import gate_data  # noqa: E402
 
 CACHE_DIR = ROOT / "var" / "turn_cache"
-PERSONA_CONVERSATIONS = 300  # of the 1,000 given: the encoder's cost on two shared cores (about 8,300 turns)
+PERSONA_CONVERSATIONS = 1000  # every conversation given (about 28,000 turns; the first 300 until 2026-12-07)
 PERSONA_UNLABELLED_WEIGHT = 0.3
 
 
@@ -220,7 +220,8 @@ def load(name: str, *, refresh: bool = False) -> tuple[list[dict], object]:
     from distill import turn_reader
 
     paths = {"days": gate_data.DAYS_DIR, "persona": gate_data.PERSONA_PATH, "locomo": gate_data.LOCOMO_PATH}
-    key = f"{name}-{gate_data._file_hash(paths[name])}-{code_hash()}"
+    part = f"persona-{PERSONA_CONVERSATIONS}" if name == "persona" else name
+    key = f"{part}-{gate_data._file_hash(paths[name])}-{code_hash()}"
     rows_path, vec_path = CACHE_DIR / f"{key}.json", CACHE_DIR / f"{key}.npy"
     if rows_path.exists() and vec_path.exists() and not refresh:
         return json.loads(rows_path.read_text()), np.load(vec_path)
@@ -262,7 +263,10 @@ def claim_pairs(records: list[dict], turns: list[dict], row_of: list[int], *, re
 
 def persona_candidates(*, refresh: bool = False) -> dict:
     """``gate_data.build_persona`` on the conversations read here only (the first ``PERSONA_CONVERSATIONS``),
-    cached beside the turns: the extractor's pass over all 1,000 costs a quarter of an hour on shared cores."""
+    cached beside the turns: the extractor's pass over all 1,000 costs a quarter of an hour on shared cores. When
+    every conversation is read, it is ``gate_data``'s own cache of the set."""
+    if PERSONA_CONVERSATIONS >= len(gate_data.persona_rows()):
+        return gate_data.load("persona", refresh=refresh)
     key = f"persona-candidates-{PERSONA_CONVERSATIONS}-{gate_data.extractor_key()}-{gate_data._file_hash(gate_data.PERSONA_PATH)}-{gate_data.code_hash()}"
     path = CACHE_DIR / f"{key}.json"
     if path.exists() and not refresh:
@@ -302,4 +306,3 @@ if __name__ == "__main__":
             vec.shape,
             f"{time.perf_counter() - t:.0f}s",
         )
-

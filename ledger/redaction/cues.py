@@ -71,7 +71,7 @@ NOT_SECRET_BEFORE = {
         "birthday business report sim memory sd graphics video wild red yellow score greeting post playing "
         "loyalty boarding key rewards library".split()
     ),
-    "transit": frozenset("public mass".split()),
+    "transit": frozenset("public mass in".split()),  # "in transit": a parcel on its way, not a bank's number
     "visa": frozenset("schengen tourist student work travel business spousal entry transit family work".split()),
     "account": frozenset("instagram twitter facebook email social media netflix spotify youtube".split()),
     "id": frozenset("caller apple".split()),

@@ -164,6 +164,8 @@ def _next_piece(tokens: list[Token], j: int) -> int | None:
             return None
         if mark == "." and k < len(tokens) and tokens[k].start > tokens[k - 1].end:
             return None  # "4719. Then…": a full stop, not a dot inside a number
+    if k < len(tokens) and _code_letters(tokens, j, k):
+        return k
     if k >= len(tokens) or not (_number_piece(tokens, k) or _single_letter(tokens, k)):
         return None
     if tokens[k].lower == "and" and tokens[j].lower not in SCALES:
@@ -173,6 +175,25 @@ def _next_piece(tokens: list[Token], j: int) -> int | None:
         if k != j + 1 or not (_said(tokens[j]) and _said(tokens[k])):
             return None
     return k
+
+
+def _code_letters(tokens: list[Token], number: int, letters: int) -> bool:
+    """Whether ``letters`` is a group of capital letters written onto the written number at ``number`` by a
+    hyphen with no space ("4777-NJUA", "AB-4410"): one identifier, read as one run, so that a secret one is
+    redacted whole and never leaves a part of itself behind ("[redacted]-NJUA")."""
+    lo, hi = sorted((number, letters))
+    if hi - lo != 2 or tokens[lo + 1].text != "-":
+        return False
+    if not (tokens[lo].end == tokens[lo + 1].start and tokens[lo + 1].end == tokens[hi].start):
+        return False
+    word, digits = tokens[letters], tokens[number]
+    return (
+        word.kind == "word"
+        and word.text.isalpha()
+        and word.text.isupper()
+        and len(word.text) <= 8
+        and digits.kind in ("digits", "alnum")
+    )
 
 
 def _said(token: Token) -> bool:
@@ -191,6 +212,8 @@ def number_runs(tokens: list[Token]) -> list[Run]:
         if not (_number_piece(tokens, i) or _single_letter(tokens, i)) or tokens[i].lower == "and":
             i += 1
             continue
+        if i >= 2 and _code_letters(tokens, i, i - 2) and (not runs or runs[-1].last < i - 2):
+            i -= 2  # a code that opens with its letters ("AB-4410"): the run starts at them
         j = i
         while (k := _next_piece(tokens, j)) is not None:
             j = k

@@ -155,3 +155,30 @@ def test_any_code_named_and_read_back_is_redacted(cue, digits, style):
     said = style.format(d=digits, spaced=" ".join(digits), dashed="-".join([digits[:2], digits[2:]]))
     out = redact_turns([f"What's the {cue}?", f"It's {said}.", f"{digits}, got it."])
     assert digits not in re.sub(r"\D", "", " ".join(out))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["The storage unit code is {c}.", "Her passport number: {c}", "Gate PIN {c}, don't share it."]),
+    st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZ", min_size=2, max_size=5),
+    st.text(alphabet="0123456789", min_size=4, max_size=6),
+    st.sampled_from(["{d}-{w}", "{w}-{d}", "{w}-{d}-{w}"]),
+)
+def test_a_written_code_of_digits_and_capitals_is_redacted_whole(sentence, letters, digits, shape):
+    """A code written as digits and capital letters joined by hyphens ("4777-NJUA") is one identifier: before,
+    only its digits were redacted and its letters stayed on disk ("[redacted]-NJUA")."""
+    code = shape.format(d=digits, w=letters)
+    out = redact_text(sentence.format(c=code))
+    assert REDACTED in out and letters not in out and digits not in out
+
+
+def test_a_parcel_in_transit_keeps_its_tracking_code():
+    """ "In transit" says where a parcel is; a bank's transit number is named by the noun, not the idiom."""
+    assert redact_text("Kiln glaze order - In transit: 5530-QRTX") == "Kiln glaze order - In transit: 5530-QRTX"
+    assert redact_text("Seed trays are in transit: 88214") == "Seed trays are in transit: 88214"
+    assert redact_text("My transit number is 04512.") == "My transit number is [redacted]."
+
+
+@pytest.mark.parametrize("text", ["COVID-19 closed the pool.", "The F-150 needs tyres.", "Route I-95 to exit 4410."])
+def test_model_names_with_a_hyphen_stay(text):
+    assert redact_text(text) == text
