@@ -9,10 +9,11 @@ rewritten claim:
   (off-the-record elision, cleanup, redaction) runs first, as in the product, and a raw utterance maps to the
   cleaned turn that starts at or before it and shares its words (an elided one maps to nothing). Group = the
   wearer (leave one wearer out).
-- **persona** (Synthetic-Persona-Chat validation split, the first ``PERSONA_CONVERSATIONS``, all 1,000 since 2026-12-07): a turn is positive
-  when it voices a persona line of its own speaker (``gate_data.voiced``: the reference matcher, containment ≥
-  0.5); every other turn is an *unlabelled* negative, weighted ``PERSONA_UNLABELLED_WEIGHT`` (persona lists cover
-  a fraction of what the generated speakers say about themselves). Group = the conversation.
+- **persona** (Synthetic-Persona-Chat validation split, the first ``PERSONA_CONVERSATIONS``: all 1,000 since
+  2026-12-07, 300 before): a turn is positive when it voices a persona line of its own speaker
+  (``gate_data.voiced``: the reference matcher, containment ≥ 0.5); every other turn is an *unlabelled*
+  negative, weighted ``PERSONA_UNLABELLED_WEIGHT`` (persona lists cover a fraction of what the generated speakers
+  say about themselves). Group = the conversation.
 - **locomo** (conv-26/30): a turn is positive when an observation rests on it. Measured only, never trained on
   (CC BY-NC). Group = the conversation.
 
