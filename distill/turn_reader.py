@@ -136,10 +136,7 @@ class Head:
 @dataclass
 class TurnReader:
     version: str
-    mean: np.ndarray
-    scale: np.ndarray
-    coef: np.ndarray
-    intercept: float
+    head: Head  # the turn head: a turn's vector, its neighbours' and the scalars (``features``)
     meta: dict
     claim: Head | None = None  # the claim head: a candidate's claim read after its turn, beside the turn's vector
 
@@ -147,19 +144,15 @@ class TurnReader:
     def from_dict(cls, data: dict) -> TurnReader:
         if data.get("format") != FORMAT:
             raise ValueError(f"not a turn reader artifact (format {data.get('format')!r})")
-        head = data["head"]
         return cls(
             version=data["version"],
-            mean=np.array(head["mean"], dtype=np.float32),
-            scale=np.array(head["scale"], dtype=np.float32),
-            coef=np.array(head["coef"], dtype=np.float32),
-            intercept=float(head["intercept"]),
+            head=Head.from_dict(data["head"]),
             meta={k: data.get(k) for k in ("training_data", "folds", "created_by")},
             claim=Head.from_dict(data["claim_head"]) if data.get("claim_head") else None,
         )
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
-        return standardise(feats, self.mean, self.scale) @ self.coef + self.intercept
+        return self.head.logits(feats)
 
     def read(self, rows: Sequence[TurnRow], masked: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(logits, vectors) of the turns (``masked``: their texts after ``distill.masking``)."""

@@ -17,7 +17,7 @@ def _reader(dim: int = 4) -> turn_reader.TurnReader:
     width = 3 * dim + len(turn_reader.SCALARS)
     coef = np.zeros(width, dtype=np.float32)
     coef[0] = 1.0  # the turn's own first dimension
-    return turn_reader.TurnReader("turn-test", np.zeros(width), np.ones(width), coef, 0.5, {})
+    return turn_reader.TurnReader("turn-test", turn_reader.Head(np.zeros(width), np.ones(width), coef, 0.5), {})
 
 
 def test_neighbours_come_from_the_same_conversation_only():
@@ -45,7 +45,7 @@ def test_a_turn_that_opens_its_conversation_is_read_on_its_words_not_its_place()
     coef = np.zeros(width, dtype=np.float32)
     coef[dim : 2 * dim] = 2.0  # the head leans on the previous turn...
     coef[3 * dim + turn_reader.SCALARS.index("prev_same_speaker")] = -1.0  # ...and on who said it
-    reader = turn_reader.TurnReader("turn-test", mean, np.ones(width), coef, -1.0, {})
+    reader = turn_reader.TurnReader("turn-test", turn_reader.Head(mean, np.ones(width), coef, -1.0), {})
     rows = [
         turn_reader.TurnRow("a", 0, True, 1.0, "I keep bees on the roof."),
         turn_reader.TurnRow("a", 1, False, 1.0, "Bees?"),
@@ -121,5 +121,5 @@ def test_the_shipped_turn_reader_is_small_json_that_matches_the_gate_model():
     data = json.loads(turn_reader.ARTIFACT.read_text())
     assert turn_reader.ARTIFACT.stat().st_size < 10 * 1024 * 1024
     reader = turn_reader.TurnReader.from_dict(data)
-    assert reader.coef.shape == reader.mean.shape
+    assert reader.head.coef.shape == reader.head.mean.shape
     assert json.loads(gate_model.ARTIFACT.read_text())["turn_reader"] == reader.version
