@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from accounts.wordforms import lemmas_of  # an English lexicon: which words can only be nouns
 from ledger.lexicon import STOPWORDS
-from ledger.redaction.numbers import Token
+from ledger.redaction.numbers import Token, code_letters
 
 SECRET = "secret"
 PLAIN = "plain"
@@ -183,8 +183,8 @@ def _modifies_a_noun(tokens: list[Token], i: int, after: str) -> bool:
         return False
     if after in ANSWER_FILLERS or after in KEYPAD_WORDS or after in PLAIN_BESIDE or after in TIMES_OF_DAY:
         return False  # "the code this morning", "the PIN again", "the account today"
-    if i + 1 >= len(tokens) or tokens[i + 1].kind != "word":
-        return False
+    if i + 1 >= len(tokens) or tokens[i + 1].kind != "word" or code_letters(tokens, i + 1):
+        return False  # "PIN NAY-4821": the letters of the code it names, not a noun ("PIN pad")
     return set(lemmas_of(after)) == {"NOUN"}
 
 

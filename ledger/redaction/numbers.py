@@ -196,6 +196,11 @@ def _code_letters(tokens: list[Token], number: int, letters: int) -> bool:
     )
 
 
+def code_letters(tokens: list[Token], i: int) -> bool:
+    """Whether the word at ``i`` is the letters of a written code ("NAY" in "PIN NAY-4821"), not a word of talk."""
+    return any(0 <= j < len(tokens) and _code_letters(tokens, j, i) for j in (i - 2, i + 2))
+
+
 def _said(token: Token) -> bool:
     return token.spoken is not None or token.lower in REPEATS
 

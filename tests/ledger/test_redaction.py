@@ -182,3 +182,11 @@ def test_a_parcel_in_transit_keeps_its_tracking_code():
 @pytest.mark.parametrize("text", ["COVID-19 closed the pool.", "The F-150 needs tyres.", "Route I-95 to exit 4410."])
 def test_model_names_with_a_hyphen_stay(text):
     assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("letters", ["NAY", "BAT", "OWL", "CAP"])
+def test_a_codes_letters_that_spell_a_noun_are_still_the_code(letters):
+    """Hypothesis found "Gate PIN NAY-0000" kept whole: "PIN" was read as modifying the noun "nay" (as in "PIN
+    pad"), so it was no cue. The letters of a written code are the code, whatever word they spell."""
+    assert redact_text(f"Gate PIN {letters}-5521, don't share it.") == "Gate PIN [redacted], don't share it."
+    assert redact_text("The PIN pad in room 5521 is broken.") == "The PIN pad in room 5521 is broken."
