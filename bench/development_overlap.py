@@ -5,9 +5,10 @@
 1. **Names**: every person's name the development sets hold (the labelled days' wearers, speakers, ``who`` and
    ``false_who``, the PERSON entities of their facts and traps; LoCoMo's speakers and the PERSON entities of its
    observations; the persona chats' speaker names the bench gives them), found as a whole word in any file
-   under ``--paths`` (code, comments, tests). Names that are also everyday English words ("May", "Will", "Rose")
-   are reported apart, with their line, for a person to judge.
-2. **Sentences**: every string of four words or more in a test module (``test_*.py`` under ``--paths``) against
+   under ``--paths`` (code, comments, tests, written training days). Names that are also everyday English words
+   ("May", "Will", "Rose") are reported apart, with their line, for a person to judge.
+2. **Sentences**: every string of four words or more in a test module (``test_*.py`` under ``--paths``), and every
+   utterance of eight words or more of a day written for training (``*.day``, ``bench/written_days.py``), against
    every development utterance (the days' turns, LoCoMo's turns, the persona chats' lines): the same words
    (normalised), or a token Jaccard of ``--threshold`` or more.
 
@@ -108,6 +109,20 @@ def test_strings(path: Path) -> list[tuple[int, str]]:
     return out
 
 
+def day_lines(path: Path) -> list[tuple[int, str]]:
+    """The utterances of a written training day (``bench/written_days.py``), with their line numbers."""
+    from bench.written_days import parse
+
+    return [(u.number, u.text) for c in parse(path.read_text(encoding="utf-8")).conversations for u in c.lines]
+
+
+def strings_of(path: Path) -> list[tuple[int, str]]:
+    """What a file says that must not come from a development file: a test's strings, a written day's talk."""
+    if path.suffix == ".day":  # everyday talk shares short lines ("how are you doing today"): eight words or more
+        return [(n, t) for n, t in day_lines(path) if len(_tokens(t)) >= 8]
+    return test_strings(path) if path.name.startswith("test_") else []
+
+
 def find_sentences(paths: list[Path], utterances: list[str], threshold: float) -> list[str]:
     said = {" ".join(_tokens(u)) for u in utterances}
     sets = [(u, set(_tokens(u))) for u in utterances]
@@ -117,9 +132,7 @@ def find_sentences(paths: list[Path], utterances: list[str], threshold: float) -
             index.setdefault(t, []).append(k)
     found = []
     for path in paths:
-        if not path.name.startswith("test_"):
-            continue
-        for line, text in test_strings(path):
+        for line, text in strings_of(path):
             norm = " ".join(_tokens(text))
             mine = set(_tokens(text))
             if norm in said or any(norm in s for s in said if len(norm) > 30 and len(s) >= len(norm)):
@@ -136,7 +149,7 @@ def find_sentences(paths: list[Path], utterances: list[str], threshold: float) -
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--paths", nargs="*", default=["distill", "tests/distill"])
+    parser.add_argument("--paths", nargs="*", default=["distill", "tests/distill", "bench/data/written-days"])
     parser.add_argument("--threshold", type=float, default=0.8)
     args = parser.parse_args(argv)
     try:
@@ -144,7 +157,7 @@ def main(argv=None) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: cannot read the development data: {exc}", file=sys.stderr)
         return 2
-    files = sorted({f for p in args.paths for f in (ROOT / p).rglob("*.py")})
+    files = sorted({f for p in args.paths for pattern in ("*.py", "*.day") for f in (ROOT / p).rglob(pattern)})
     found, words = find_names(files, names)
     sentences = find_sentences(files, utterances, args.threshold)
     print(f"{len(names)} development names, {len(utterances)} development utterances, {len(files)} files")

@@ -51,6 +51,7 @@ def _shared() -> Path:
 
 SHARED = _shared()
 DAYS_DIR = SHARED / "labeled-days"
+WRITTEN_DIR = ROOT / "bench" / "data" / "written-days"  # training only (``bench/written_days.py``)
 LOCOMO_PATH = SHARED / "locomo-dev.json"
 PERSONA_PATH = SHARED / "persona-chat-train.csv"
 CACHE_DIR = ROOT / "var" / "gate_cache"
@@ -71,7 +72,7 @@ def _setup() -> None:
 def _file_hash(*paths: Path) -> str:
     h = hashlib.sha256()
     for p in paths:
-        for f in sorted(p.glob("*.json")) if p.is_dir() else [p]:
+        for f in sorted([*p.glob("*.json"), *p.glob("*.day")]) if p.is_dir() else [p]:
             h.update(f.name.encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:16]
@@ -118,25 +119,38 @@ def _extract(day_input, siblings=None) -> list[tuple]:
 
 
 # --- days ---------------------------------------------------------------------------------------------------
+def training_days() -> list[dict]:
+    """The shared labelled days and the days written for training here (``bench/written_days.py``), by date.
+    A written day has ``written`` set; it is never a held-out wearer."""
+    from bench import extraction as xb
+    from bench.written_days import load_written_days
+
+    return sorted(xb.load_days([str(DAYS_DIR)]) + load_written_days(WRITTEN_DIR), key=lambda d: d["date"])
+
+
+def wearer_names(day: dict) -> tuple[str, ...]:
+    """The wearer's name tokens for the reference matcher: the full name, and what people call them."""
+    return (*day["wearer"].split(), day["wearer"].split()[0], *day.get("called", "").split())
+
+
 def build_days() -> dict:
     _setup()
     from bench import extraction as xb
 
-    days = xb.load_days([str(DAYS_DIR)])
     records, turns = [], {}
-    earlier: list[dict] = []
-    for day in days:
+    earlier: dict[str, list[dict]] = {}  # per wearer: an earlier day of another person is not a neutral match
+    for day in training_days():
         inputs = xb.day_inputs(day)
-        names = tuple(day["wearer"].split()) + (day["wearer"].split()[0],)
-        wearer_names = {n.lower() for n in names}
-        cands = xb.day_candidates(day, earlier)
+        names = wearer_names(day)
+        wearer_names_lower = {n.lower() for n in names}
+        cands = xb.day_candidates(day, earlier.get(day["wearer"], []))
         group = f"days:{day['date']}"
         turns[group] = sum(len(c["utterances"]) for rec in day["recordings"] for c in rec["conversations"])
         for kind in sorted(inputs):
             for cand, agreeing, text in _extract(inputs[kind], xb.siblings_for(inputs, kind)):
                 subject = "wearer" if cand.attribution == "user" else (cand.person or "")
                 mem = xb.Memory(day["date"], "accepted", subject, cand.content, kind)
-                hit = xb.best_match(mem, cands, names, wearer_names)
+                hit = xb.best_match(mem, cands, names, wearer_names_lower)
                 if hit is None:
                     label, match = 0, ""
                 elif hit["type"] == "trap":
@@ -158,10 +172,10 @@ def build_days() -> dict:
                     subject_label=subject,
                 )
                 records.append(rec)
-        earlier += [
+        earlier.setdefault(day["wearer"], []).extend(
             {"id": f"{day['date']}:{f['id']}", "about": f["about"], "who": f.get("who", ""), "text": f["fact"]}
             for f in day["gold_facts"]
-        ]
+        )
     return {"records": records, "turns": turns}
 
 
@@ -342,7 +356,7 @@ def build_persona() -> dict:
 
 
 BUILDERS = {
-    "days": (build_days, (DAYS_DIR,)),
+    "days": (build_days, (DAYS_DIR, WRITTEN_DIR)),
     "locomo": (build_locomo, (LOCOMO_PATH,)),
     "persona": (build_persona, (PERSONA_PATH,)),
 }

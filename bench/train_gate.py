@@ -584,14 +584,13 @@ def dumps(artifact: dict) -> str:
 # --- the development data and the card ----------------------------------------------------------------------
 def load_development(refresh: bool = False):
     """(records, turns per set and group, cache keys, the data, each labeled day's wearer by group)."""
-    from bench import extraction as xb
     from bench import gate_data
 
     data = gate_data.load_all(refresh=refresh)
     records = [r for name in gate_data.SETS for r in data[name]["records"]]
     turns = {name: data[name]["turns"] for name in gate_data.SETS}
     sources = {name: data[name]["key"] for name in gate_data.SETS}
-    wearers = {f"days:{d['date']}": d["wearer"] for d in xb.load_days([str(gate_data.DAYS_DIR)])}
+    wearers = {f"days:{d['date']}": d["wearer"] for d in gate_data.training_days()}
     return records, turns, sources, data, wearers
 
 

@@ -60,6 +60,7 @@ WORD_FEATURES = True
 # its evaluation, 2026-12-07) is the turn head alone.
 CLAIMS = False
 TURN_FEATURE = "t:turn"
+WRITTEN = "written days"  # the fold unit of every written training day
 NONE_ASKED = (1.0, 1.0, 1.0)  # the lines of a medium with no training set: nothing accepted, nothing asked
 
 
@@ -142,15 +143,18 @@ def wearer_of(rec_or_row: dict, days_by_date: dict) -> str:
 
 
 def fold_keys(turns: list[dict], records: list[dict], days_by_date: dict) -> tuple[list[str], dict]:
-    """Fold unit of every turn and record: the wearer (days), the conversation's fold (persona), 'locomo'.
-    Persona conversations go round-robin over their sorted names into FOLDS folds named after the wearers."""
-    wearers = sorted({d["wearer"] for d in days_by_date.values()})
+    """Fold unit of every turn and record: the wearer (days), the conversation's fold (persona), 'locomo', and
+    WRITTEN for the days written here (``bench/written_days.py``: in every training fold, never held out).
+    Persona conversations go round-robin over their sorted names into FOLDS folds named after the wearers.
+    The wearers returned are the held-out folds: the shared days' wearers only."""
+    wearers = sorted({d["wearer"] for d in days_by_date.values() if not d.get("written")})
     persona = sorted({r["group"] for r in turns if r["set"] == "persona"})
     persona_fold = {g: wearers[i % len(wearers)] for i, g in enumerate(persona)}
 
     def unit(x: dict) -> str:
         if x["set"] == "days":
-            return days_by_date[x["day"]]["wearer"]
+            day = days_by_date[x["day"]]
+            return WRITTEN if day.get("written") else day["wearer"]
         if x["set"] == "persona":
             return persona_fold[x["group"]]
         return "locomo"
@@ -578,7 +582,7 @@ def evaluate(
         if folds and number not in folds:
             continue
         started = time.perf_counter()
-        train_units = [w for w in ctx["wearers"] if w != wearer]
+        train_units = [w for w in training_units(ctx) if w != wearer]
         held = [i for i, u in enumerate(r_units) if u == wearer]
         res = recipe(ctx, train_units, with_turns=with_turns, score_idx=held, line_rule=line_rule)
         held_recs = [records[i] for i in held]
@@ -624,7 +628,7 @@ def evaluate(
         return out
     # LoCoMo: the recipe on every training unit, scored on LoCoMo (never trained on)
     loc = [i for i, u in enumerate(r_units) if u == "locomo"]
-    res = recipe(ctx, ctx["wearers"], with_turns=with_turns, score_idx=loc, line_rule=line_rule)
+    res = recipe(ctx, training_units(ctx), with_turns=with_turns, score_idx=loc, line_rule=line_rule)
     loc_recs = [records[i] for i in loc]
     lines = res["lines"].get(train_gate.MEDIUM["locomo"], NONE_ASKED)
     out["locomo"] = {"lines": lines, **locomo_figures(loc_recs, decide(loc_recs, res["p"], lines))}
@@ -635,11 +639,14 @@ def evaluate(
     return out
 
 
-def context(refresh: bool = False, *, claims: bool = True) -> dict:
-    from bench import extraction as xb
+def training_units(ctx: dict) -> list[str]:
+    """Every fold unit trained on: the shared wearers, and the written days when there are any."""
+    return ctx["wearers"] + sorted({u for u in ctx["units"]["turn"] if u == WRITTEN})
 
+
+def context(refresh: bool = False, *, claims: bool = True) -> dict:
     ctx = load_everything(refresh, claims=claims)
-    ctx["days_by_date"] = {d["date"]: d for d in xb.load_days([str(gate_data.DAYS_DIR)])}
+    ctx["days_by_date"] = {d["date"]: d for d in gate_data.training_days()}
     ctx["wearers"], ctx["units"] = fold_keys(ctx["turns"], ctx["records"], ctx["days_by_date"])
     return ctx
 
@@ -737,14 +744,14 @@ def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> No
         "|---|---|---|---|",
         "| days | `../shared/bench/labeled-days/`: 26 fictional wearable days of 6 wearers written for Almanac | "
         "the project's own | train; leave one wearer out |",
+        *written_rows(),
         "| persona | `../shared/bench/persona-chat-train.csv`: Synthetic-Persona-Chat (google-research-datasets) "
         f"validation split, {turn_data.PERSONA_CONVERSATIONS:,} conversations (the whole split given) | CC BY 4.0 | "
         "train; by conversation |",
         "| locomo | `../shared/bench/locomo-dev.json`: LoCoMo conv-26 and conv-30 | CC BY-NC 4.0 | **measured only**: "
         "never trained on, never used to choose a line |",
         "",
-        "No other LoCoMo conversation and no other Synthetic-Persona-Chat split is used. No training day was "
-        "written for this model.",
+        "No other LoCoMo conversation and no other Synthetic-Persona-Chat split is used.",
         "",
         "## Labels",
         "",
@@ -802,6 +809,20 @@ def write_card(reader: dict, artifact: dict, path: Path = train_gate.CARD) -> No
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def written_rows() -> list[str]:
+    """The data card's row for the days written for training here (none: no row)."""
+    written = [d for d in gate_data.training_days() if d.get("written")]
+    if not written:
+        return []
+    wearers = sorted({f"{d['wearer']} ({d['timezone']})" for d in written})
+    return [
+        f"| written days | `bench/data/written-days/`: {len(written)} fictional days of {len(wearers)} wearers written "
+        f"for this model's training in `bench/written_days.py`'s format, by people who had not read the shared "
+        f"days: {', '.join(wearers)} | the project's own | train only: in every fold, never held out, never "
+        "reported |"
+    ]
+
+
 def rewrite_figures(results: dict) -> int:
     """Put the evaluation's figures into the committed gate model and rewrite the card (no refit)."""
     from distill import gate_model, turn_reader
@@ -847,7 +868,7 @@ def write_artifacts(ctx: dict, evaluation: dict | None = None) -> tuple[dict, di
     from distill import gate_model, turn_reader
 
     loc = [i for i, u in enumerate(ctx["units"]["record"]) if u == "locomo"]
-    res = recipe(ctx, ctx["wearers"], with_turns=True, score_idx=loc, line_rule="set")
+    res = recipe(ctx, training_units(ctx), with_turns=True, score_idx=loc, line_rule="set")
     loc_recs = [ctx["records"][i] for i in loc]
     loc_lines = res["lines"][train_gate.MEDIUM["locomo"]]
     locomo = {"lines": loc_lines, **locomo_figures(loc_recs, decide(loc_recs, res["p"], loc_lines))}

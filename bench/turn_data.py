@@ -79,7 +79,7 @@ def build_days() -> list[dict]:
     from bench import extraction as xb
 
     out = []
-    for day in xb.load_days([str(gate_data.DAYS_DIR)]):
+    for day in gate_data.training_days():
         raw = {(rec["source"], c["id"]): c["utterances"] for rec in day["recordings"] for c in rec["conversations"]}
         for source, day_input in sorted(xb.day_inputs(day).items()):
             rows = _turn_rows(
@@ -220,9 +220,13 @@ def load(name: str, *, refresh: bool = False) -> tuple[list[dict], object]:
 
     from distill import turn_reader
 
-    paths = {"days": gate_data.DAYS_DIR, "persona": gate_data.PERSONA_PATH, "locomo": gate_data.LOCOMO_PATH}
+    paths = {
+        "days": (gate_data.DAYS_DIR, gate_data.WRITTEN_DIR),
+        "persona": (gate_data.PERSONA_PATH,),
+        "locomo": (gate_data.LOCOMO_PATH,),
+    }
     part = f"persona-{PERSONA_CONVERSATIONS}" if name == "persona" else name
-    key = f"{part}-{gate_data._file_hash(paths[name])}-{code_hash()}"
+    key = f"{part}-{gate_data._file_hash(*paths[name])}-{code_hash()}"
     rows_path, vec_path = CACHE_DIR / f"{key}.json", CACHE_DIR / f"{key}.npy"
     if rows_path.exists() and vec_path.exists() and not refresh:
         return json.loads(rows_path.read_text()), np.load(vec_path)
