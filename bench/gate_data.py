@@ -5,7 +5,8 @@ Three development sets from ``../shared/bench``, each run through the configured
 pass runs it (``distill.steps.candidates.extract`` + the sibling-device cross-check of ``distill.pipeline``), and
 every candidate labelled by matching it to gold:
 
-- **days** (labeled wearable days): the README's reference matcher. A candidate whose best match is a gold fact
+- **days** (labeled wearable days, and the days written for training in ``bench/data/written-days/``, see
+  ``bench/written_days.py``): the README's reference matcher. A candidate whose best match is a gold fact
   or an ``also_true`` item is positive (a durable true statement about the right person), a trap or nothing is
   negative, a still-current fact of an earlier day is neutral (not trained on). Group = the day.
 - **locomo** (conv-26/30 observations): positive when the candidate rests on a turn an observation rests on, is

@@ -4,7 +4,8 @@
 
 The recipe (fixed seeds, sorted inputs):
 
-1. **Turns** (``bench/turn_data.py``): every turn of the labeled days and of the persona chats, masked, read
+1. **Turns** (``bench/turn_data.py``): every turn of the labeled days (with the days written for training,
+   ``bench/written_days.py``: in every training fold, never held out) and of the persona chats, masked, read
    once by the frozen int8 MiniLM encoder; label = the set's own turn marks.
 2. **Turn head**: a logistic regression over the turn's vector, its neighbours' and a few scalars
    (``distill.turn_reader.features``), standardised, each set weighing the same.
@@ -821,9 +822,9 @@ def written_rows() -> list[str]:
     wearers = sorted({f"{d['wearer']} ({d['timezone']})" for d in written})
     return [
         f"| written days | `bench/data/written-days/`: {len(written)} fictional days of {len(wearers)} wearers written "
-        f"for this model's training in `bench/written_days.py`'s format, by people who had not read the shared "
-        f"days: {', '.join(wearers)} | the project's own | train only: in every fold, never held out, never "
-        "reported |"
+        f"for this model's training in `bench/written_days.py`'s format, by writing agents given the format, the "
+        f"trap kinds and a wearer, who had not read the shared days: {', '.join(wearers)} | the project's own | "
+        "train only: in every fold, never held out, never reported, never used to choose a line |"
     ]
 
 
