@@ -28,7 +28,9 @@ MIXED = ALLERGY + [("SPEAKER_01", False, "I live in Tromso now, near the harbour
 # These tests are about the pass's mechanics (evidence, modes, gates, corroboration, re-scoring), not about the
 # shipped model's calibration: each device's policy gets owner-chosen lines, which smart mode uses instead of the
 # model's (docs/trust-gate.md). tests/distill/test_gate_model.py covers the model's own decisions.
-LINES = {"auto_approve_trust": 0.55, "review_trust": 0.25}
+# The accept line sits between the shipped model's p of a claim only told to the wearer (0.39) and of the wearer's
+# own stated allergy (0.53).
+LINES = {"auto_approve_trust": 0.47, "review_trust": 0.25}
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,9 @@ TURNS = [*ALLERGY, ("user", True, "Hi, Vilja."), ("2", False, "I work as a nurse
 pytestmark = pytest.mark.django_db
 # Owner-chosen gate lines (smart mode uses them instead of the shipped model's, docs/trust-gate.md): this page's
 # tests need one accepted and one queued memory, whatever the model's calibration.
-LINES = {"auto_approve_trust": 0.55, "review_trust": 0.25}
+# The accept line sits between the shipped model's p of a claim only told to the wearer (0.39) and of the wearer's
+# own stated allergy (0.53).
+LINES = {"auto_approve_trust": 0.47, "review_trust": 0.25}
 
 
 @pytest.fixture
