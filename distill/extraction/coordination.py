@@ -104,9 +104,11 @@ def object_variants(doc, obj, idxs: list[int]) -> list[tuple[object, list[int]]]
             rest = [i for i in var if i not in own]
             pos = next((n for n, i in enumerate(rest) if i > obj.i), len(rest))
             left = {t.i for t in obj.lefts}
-            # the first object's determiner is shared by a noun ("a cat and a dog", "a cat and dog"), not by an
-            # adjective ("a roller coaster but rewarding" → "… has been rewarding")
-            shared = ("det", "poss") if c.pos_ != "ADJ" or obj.pos_ == "ADJ" else ()
+            # the first object's determiner is shared by a noun without one of its own ("a cat and dog" → "a
+            # dog"; "a cat and a dog" → "a dog", not "a a dog"), not by an adjective ("a roller coaster but
+            # rewarding" → "… has been rewarding")
+            own_det = any(t.dep_ in ("det", "poss") for t in c.lefts)
+            shared = ("det", "poss") if (c.pos_ != "ADJ" or obj.pos_ == "ADJ") and not own_det else ()
             rest_wo = [i for i in rest if i not in left or doc[i].dep_ in shared]
             pos = next((n for n, i in enumerate(rest_wo) if i > obj.i), len(rest_wo))
             var = rest_wo[:pos] + own + rest_wo[pos:]

@@ -136,9 +136,15 @@ def third_person(clause: str, name: str, person: str, *, speaker: str = "", addr
 _EMPHATIC = re.compile(r"(?<=\w)(?:,)?\s+(?:myself|yourself)(?=\s*(?:[,.!?]|$|\s+(?:too|as well|actually)\b))", re.I)
 
 
+# "Me, I …" / "Me I …": the speaker named twice as the topic, in many Englishes (West and East African,
+# Caribbean, French-influenced): one subject, not two
+_TOPIC_DOUBLED = re.compile(r"^\s*me\b\s*,?\s+(?=i\b|i['’])", re.I)
+
+
 def _drop_emphatic(clause: str) -> str:
     """ "I don't eat pork myself" → "I don't eat pork": an emphatic reflexive after its object; a reflexive
-    object right after its verb ("I taught myself") stays."""
+    object right after its verb ("I taught myself") stays. A fronted "me" before "I" goes too ("Me, I drive the
+    night bus" → "I drive the night bus")."""
 
     def repl(m: re.Match) -> str:
         before = clause[: m.start()].split()
@@ -146,7 +152,7 @@ def _drop_emphatic(clause: str) -> str:
         tags = lemmas_of(prev)
         return m.group(0) if "VERB" in tags and "NOUN" not in tags else ""
 
-    return _EMPHATIC.sub(repl, clause)
+    return _EMPHATIC.sub(repl, _TOPIC_DOUBLED.sub("", clause))
 
 
 def _is_subject(toks: list[str], i: int, person: str) -> bool:

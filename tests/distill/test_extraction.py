@@ -6,8 +6,10 @@ so these tests say what the extractor does with talk it has never seen. Pure: no
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,6 +91,42 @@ def test_conjoined_objects_become_separate_claims():
     cands = extract(("user", True, "I grow quinces, lentils and beetroot."))
     assert sorted(c.features["object_head_lemma"] for c in cands) == ["beetroot", "lentil", "quince"]
     assert {c.content for c in cands} >= {"Odile grows quinces.", "Odile grows lentils."}
+
+
+@pytest.mark.parametrize(
+    "said, wanted",
+    [
+        ("I keep a ledger and a calendar on my desk.", "Odile keeps a calendar on Odile's desk."),
+        ("We repaired the old boiler and the two radiators.", "Odile and others repaired the two radiators."),
+        ("I'll bring a spade and a wheelbarrow.", "Odile will bring a wheelbarrow."),
+        ("I keep my passport and my mother's ring in the safe.", "Odile keeps Odile's mother's ring in the safe."),
+        ("I play the fiddle and the tin whistle.", "Odile plays the tin whistle."),
+        ("I bought a kettle and toaster.", "Odile bought a toaster."),
+    ],
+)
+def test_a_conjunct_with_its_own_determiner_does_not_take_the_first_ones_too(said, wanted):
+    contents = [c.content for c in extract(("user", True, said))]
+    assert wanted in contents, contents
+    doubled = re.compile(r"\b(?:a|an|the|\w+'s)\s+(?:a|an|the)\b|\b(\w+'s) \1", re.IGNORECASE)
+    assert not [c for c in contents if doubled.search(c)], contents
+
+
+@pytest.mark.parametrize(
+    "said, wanted",
+    [
+        ("Me I drive the night bus.", "Odile drives the night bus."),
+        ("Me, I keep bees on the allotment.", "Odile keeps bees on the allotment."),
+        ("Me, I'm flying to Lisbon in May.", "Odile is flying to Lisbon in May."),
+        ("Me I'll stay with my cousin.", "Odile will stay with Odile's cousin."),
+    ],
+)
+def test_a_speaker_who_fronts_me_before_i_is_named_once(said, wanted):
+    assert wanted in [c.content for c in extract(("user", True, said))]
+
+
+def test_me_and_someone_else_as_a_subject_is_not_a_fronted_me():
+    contents = [c.content for c in extract(("user", True, "Me and my brother run a garage in Leith."))]
+    assert not [c for c in contents if c.startswith("Odile runs")], contents
 
 
 def test_verbs_coordinated_inside_a_to_complement_keep_the_verb_that_governs_them():
