@@ -96,7 +96,7 @@ class _Turn:
 
 class DeterministicExtractor(Extractor):
     ID = "deterministic"
-    VERSION = "2.30"
+    VERSION = "2.31"
 
     def extract(self, day: DayInput) -> ExtractionResult:
         result = ExtractionResult(extractor=self.ID, extractor_version=self.VERSION)

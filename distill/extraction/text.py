@@ -14,6 +14,10 @@ _NOT_QUOTATIVE = r"(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!'s)(?<!'m)(?<!\bam)(?<!\bar
 _LIKE_FILLER = re.compile(rf",\s*like,\s*|{_NOT_QUOTATIVE}\s\blike,\s+|^like,\s+|,\s*like\s+(?=\w)", re.IGNORECASE)
 _STUTTER = re.compile(r"\b(\w+(?:'\w+)?)(?:[,\s]+\1\b)+", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+# "I'ma" / "I'mma" (African American and Southern US English) is "I'm going to" (spaCy's own norms read "ima" as
+# "i am gonna", and "gonna" as "going to"): said so, the parser finds the speaker and the verb ("I'ma give her my
+# letter Monday"). Written without its apostrophe it may be a name (Ima).
+_IMMA = re.compile(r"\b(I)['’]m?ma\b", re.IGNORECASE)
 _LIKE_NUMBER = re.compile(
     r"\blike\s+(?=(?:a |an )?(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
     r"forty|fifty|a few|a couple|half)\b)",
@@ -25,6 +29,7 @@ _LIKE_NUMBER = re.compile(
 def clean(text: str) -> str:
     """Speech-recognition noise out (cached: speakers, decisions and the extractor clean the same turns)."""
     text = _ABBREV.sub(lambda m: m.group(1) + " ", text or "")
+    text = _IMMA.sub(r"\1'm going to", text)
     text = _FILLERS.sub("", text)
     text = _LIKE_FILLER.sub(" ", text)
     # Repeated words are stutters, but digits read one by one ("1 1 0 4") must survive unchanged.

@@ -124,6 +124,23 @@ def test_a_speaker_who_fronts_me_before_i_is_named_once(said, wanted):
     assert wanted in [c.content for c in extract(("user", True, said))]
 
 
+@pytest.mark.parametrize(
+    "said, wanted",
+    [
+        ("I'ma repaint the porch this weekend.", "Odile is going to repaint the porch this weekend."),
+        ("I'mma bring the jumper cables.", "Odile is going to bring the jumper cables."),
+        ("Okay. I’ma sell the truck in June.", "Odile is going to sell the truck in June."),
+    ],
+)
+def test_ima_is_the_speaker_going_to(said, wanted):
+    assert wanted in [c.content for c in extract(("user", True, said))]
+
+
+def test_a_name_spelt_ima_is_not_going_to():
+    contents = [c.content for c in extract(("user", True, "Ima Hogg founded the clinic."))]
+    assert not [c for c in contents if "going to" in c], contents
+
+
 def test_me_and_someone_else_as_a_subject_is_not_a_fronted_me():
     contents = [c.content for c in extract(("user", True, "Me and my brother run a garage in Leith."))]
     assert not [c for c in contents if c.startswith("Odile runs")], contents
