@@ -138,7 +138,7 @@ _EMPHATIC = re.compile(r"(?<=\w)(?:,)?\s+(?:myself|yourself)(?=\s*(?:[,.!?]|$|\s
 
 # "Me, I …" / "Me I …": the speaker named twice as the topic, in many Englishes (West and East African,
 # Caribbean, French-influenced): one subject, not two
-_TOPIC_DOUBLED = re.compile(r"^\s*me\b\s*,?\s+(?=i\b|i['’])", re.I)
+_TOPIC_DOUBLED = re.compile(r"^\s*me\b\s*,?\s+(?=i\b)", re.I)  # "i\b" holds before "'m", "'ll" too
 
 
 def _drop_emphatic(clause: str) -> str:
